@@ -1,0 +1,598 @@
+package dev.sluice.core;
+
+import com.google.common.base.Ticker;
+import dev.sluice.core.control.ControlContext;
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.control.ControlEventLog;
+import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.control.ControlLoopProvider;
+import dev.sluice.core.control.ControlPlane;
+import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.NodeSnapshot;
+import dev.sluice.core.spi.AdmissionGate;
+import dev.sluice.core.spi.IoControl;
+import dev.sluice.core.spi.Profile;
+import dev.sluice.core.spi.StorageEnv;
+import dev.sluice.core.spi.StorageEnvProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
+import org.rocksdb.ConcurrentTaskLimiterImpl;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Statistics;
+import org.rocksdb.StatsLevel;
+import org.rocksdb.Status;
+import org.rocksdb.WriteBufferManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node: store layout, shared resources, partitions, control plane.
+ *
+ * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version) and {@code <data.dir>/partitions/<name>/} (one
+ * RocksDB directory per partition). A non-empty directory without the marker, a marker of another format, or a
+ * partition directory with files but no {@code CURRENT} is refused with {@link StoreCorruptedException}; nothing in it is
+ * written. Partitions found on disk but not configured are left untouched (logged).
+ *
+ * <p><b>Close order.</b> control plane → manual-compaction thread → async pool (queued requests finish) → partitions
+ * (each: gate, scans, DB, options) → write-buffer manager → block cache → Env → event log → meters.
+ */
+final class NodeImpl implements SluiceNode {
+    private static final Logger log = LoggerFactory.getLogger(NodeImpl.class);
+    static final String MARKER = "SLUICE";
+    static final String FORMAT = "1";
+
+    private final SluiceConfig config;
+    private final MeterRegistry registry;
+    private final Ticker ticker;
+    private final StorageEnv env;
+    private final Cache blockCache;
+    private final WriteBufferManager writeBufferManager;
+    private final ThreadPoolExecutor asyncPool;
+    private final ThreadPoolExecutor manualCompactions;
+    private final Map<String, RocksPartition> partitions = new LinkedHashMap<>();
+    private final Map<String, PartitionSampler> samplers = new LinkedHashMap<>();
+    private final ControlEventLog events;
+    private final NodeMetrics metrics;
+    private ControlPlane plane;
+    private NodeSnapshot previousNode;
+    private volatile boolean closed;
+
+    private NodeImpl(SluiceConfig config, MeterRegistry registry, Ticker ticker, StorageEnv env) {
+        this.config = config;
+        this.registry = registry;
+        this.ticker = ticker;
+        this.env = env;
+        this.blockCache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
+        this.writeBufferManager = config.writeBufferManagerBytes() > 0
+                ? new WriteBufferManager(
+                        config.writeBufferManagerBytes(), blockCache != null ? blockCache : new LRUCache(0))
+                : null;
+        this.asyncPool = new ThreadPoolExecutor(
+                config.asyncThreads(),
+                config.asyncThreads(),
+                60,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(config.asyncQueueCapacity()),
+                daemon("sluice-async"));
+        this.manualCompactions = new ThreadPoolExecutor(
+                1, 1, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), daemon("sluice-manual-compaction"));
+        this.events = new ControlEventLog(
+                config.controlEventsCapacity(),
+                registry,
+                config.controlEventsFile().orElse(null));
+        this.metrics = new NodeMetrics(registry);
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    static SluiceNode open(SluiceConfig config, MeterRegistry registry, Ticker ticker) {
+        RocksDB.loadLibrary();
+        Profile profile = Profiles.get(config.profile());
+        List<ControlLoopProvider> providers = resolveControls(config);
+        prepareLayout(config.dataDir());
+        StorageEnv env = openEnv(config);
+        NodeImpl node;
+        try {
+            node = new NodeImpl(config, registry, ticker, env);
+        } catch (RuntimeException e) {
+            if (env != null) {
+                env.close();
+            }
+            throw e;
+        }
+        try {
+            for (String name : config.partitions()) {
+                node.openPartition(name, profile);
+            }
+            node.logUnconfiguredPartitions();
+            node.startControl(providers);
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    // ---- configuration resolution ----
+
+    private static List<ControlLoopProvider> resolveControls(SluiceConfig config) {
+        Map<String, ControlLoopProvider> known = controlProviders();
+        List<ControlLoopProvider> out = new ArrayList<>();
+        for (String name : config.controls()) {
+            ControlLoopProvider p = known.get(name);
+            if (p == null) {
+                throw new ConfigException(
+                        SluiceConfig.CONTROLS + ": '" + name + "' is not a known controller; known: " + known.keySet()
+                                + " (controllers come from engine-ratelimit, engine-compaction, engine-cache on the classpath)");
+            }
+            for (String key : config.controlOptions(name).keySet()) {
+                if (!p.options().containsKey(key)) {
+                    throw new ConfigException("control." + name + "." + key + " is not an option of '" + name
+                            + "'; its options: " + p.options().keySet());
+                }
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /** Controllers on the classpath by name. */
+    static Map<String, ControlLoopProvider> controlProviders() {
+        Map<String, ControlLoopProvider> m = new TreeMap<>();
+        for (ControlLoopProvider p : ServiceLoader.load(ControlLoopProvider.class, NodeImpl.class.getClassLoader())) {
+            ControlLoopProvider prev = m.putIfAbsent(p.name(), p);
+            if (prev != null && prev.getClass() != p.getClass()) {
+                throw new ConfigException("two controllers are named '" + p.name() + "'");
+            }
+        }
+        return m;
+    }
+
+    private static StorageEnv openEnv(SluiceConfig config) {
+        String mode = config.env();
+        if (mode.equals("default")) {
+            if (!config.envOptions().isEmpty()) {
+                throw new ConfigException("env options " + config.envOptions().keySet()
+                        + " were given, but env = default (RocksDB's Env takes none); use env = priority or auto");
+            }
+            return null;
+        }
+        StorageEnvProvider provider = null;
+        for (StorageEnvProvider p : ServiceLoader.load(StorageEnvProvider.class, NodeImpl.class.getClassLoader())) {
+            if (p.name().equals("priority")) {
+                provider = p;
+            }
+        }
+        Optional<String> why = provider == null
+                ? Optional.of("engine-ratelimit (the priority Env) is not on the classpath")
+                : provider.unavailableReason();
+        if (why.isPresent()) {
+            if (mode.equals("priority") || !config.envOptions().isEmpty()) {
+                throw new ConfigException(SluiceConfig.ENV + " = " + mode
+                        + (config.envOptions().isEmpty()
+                                ? ""
+                                : " with env options " + config.envOptions().keySet())
+                        + " needs the priority Env, which cannot run here: " + why.get());
+            }
+            log.info("Sluice runs on RocksDB's default Env (priority Env unavailable: {})", why.get());
+            return null;
+        }
+        Map<String, String> opts = new TreeMap<>();
+        provider.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
+        for (Map.Entry<String, String> e : config.envOptions().entrySet()) {
+            if (!provider.options().containsKey(e.getKey())) {
+                throw new ConfigException("env." + e.getKey() + " is not an option of the priority Env; its options: "
+                        + new TreeMap<>(provider.options()).keySet());
+            }
+            opts.put(e.getKey(), e.getValue());
+        }
+        try {
+            return provider.open(opts);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("env: " + e.getMessage());
+        }
+    }
+
+    /** The default part of an option doc string "default — doc". */
+    static String defaultOf(String doc) {
+        int i = doc.indexOf(" — ");
+        return (i < 0 ? doc : doc.substring(0, i)).trim();
+    }
+
+    // ---- layout ----
+
+    private static void prepareLayout(Path dir) {
+        try {
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw new StoreCorruptedException(SluiceConfig.DATA_DIR + " " + dir + " exists but is not a directory");
+            }
+            Path marker = dir.resolve(MARKER);
+            if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker)) {
+                throw new StoreCorruptedException(dir + " is not empty and is not a Sluice store (no " + MARKER
+                        + " file); Sluice will not write to it. Use an empty or new directory.");
+            }
+            if (Files.exists(marker)) {
+                Properties p = new Properties();
+                try (var r = Files.newBufferedReader(marker, StandardCharsets.UTF_8)) {
+                    p.load(r);
+                }
+                String format = p.getProperty("format");
+                if (!FORMAT.equals(format)) {
+                    throw new StoreCorruptedException(marker + " says format=" + format
+                            + ", but this Sluice reads format " + FORMAT + "; the store was left untouched");
+                }
+                return;
+            }
+            Files.createDirectories(dir.resolve("partitions"));
+            Path tmp = dir.resolve(MARKER + ".tmp");
+            Files.writeString(
+                    tmp,
+                    "# Sluice store marker. Do not delete or edit.\nformat=" + FORMAT + "\n",
+                    StandardCharsets.UTF_8);
+            Files.move(tmp, marker, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new SluiceException("cannot prepare data directory " + dir + ": " + e, e);
+        }
+    }
+
+    private static boolean isEmpty(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        }
+    }
+
+    private void logUnconfiguredPartitions() {
+        try (Stream<Path> s = Files.list(config.dataDir().resolve("partitions"))) {
+            s.map(p -> p.getFileName().toString())
+                    .filter(n -> !partitions.containsKey(n))
+                    .forEach(n -> log.info("partition '{}' exists on disk but is not configured; left untouched", n));
+        } catch (IOException e) {
+            log.debug("cannot list partitions directory", e);
+        }
+    }
+
+    // ---- partitions ----
+
+    private void openPartition(String name, Profile profile) {
+        Path dir = config.dataDir().resolve("partitions").resolve(name);
+        boolean existing;
+        try {
+            existing = Files.isDirectory(dir) && !isEmpty(dir);
+            if (existing && !Files.exists(dir.resolve("CURRENT"))) {
+                throw new StoreCorruptedException(
+                        "partition '" + name + "' at " + dir
+                                + " has files but no CURRENT file: it is not a RocksDB store or is damaged; Sluice did not touch it");
+            }
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new SluiceException("partition '" + name + "': cannot create " + dir + ": " + e, e);
+        }
+        if (env != null) {
+            env.registerPartition(name, dir);
+        }
+        Statistics stats = new Statistics();
+        stats.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+        PartitionListener listener = new PartitionListener(
+                name, env == null ? (n, l) -> {} : (n, l) -> env.updateFileLevels(name, Map.of(n, l)));
+        ConcurrentTaskLimiterImpl limiter = new ConcurrentTaskLimiterImpl("sluice-" + name, -1);
+        Options options = new Options();
+        BlockBasedTableConfig table = new BlockBasedTableConfig();
+        RocksDB db;
+        try {
+            profile.apply(options, table);
+            if (blockCache != null) {
+                table.setBlockCache(blockCache);
+            } else {
+                table.setNoBlockCache(true);
+            }
+            options.setTableFormatConfig(table);
+            if (writeBufferManager != null) {
+                options.setWriteBufferManager(writeBufferManager);
+            }
+            if (env != null) {
+                options.setEnv(env.env());
+            }
+            options.setCreateIfMissing(!existing)
+                    .setErrorIfExists(false)
+                    .setParanoidChecks(true)
+                    .setStatistics(stats)
+                    .setListeners(List.of(listener))
+                    .setCompactionThreadLimiter(limiter);
+            db = RocksDB.open(options, dir.toString());
+        } catch (RocksDBException e) {
+            options.close();
+            stats.close();
+            listener.close();
+            limiter.close();
+            throw openFailure(name, dir, e);
+        } catch (RuntimeException e) {
+            options.close();
+            stats.close();
+            listener.close();
+            limiter.close();
+            throw e;
+        }
+        PartitionSampler[] sampler = new PartitionSampler[1];
+        RocksPartition p = new RocksPartition(
+                name,
+                dir,
+                db,
+                options,
+                stats,
+                listener,
+                limiter,
+                config,
+                asyncPool,
+                registry,
+                () -> latestOrSample(sampler[0]));
+        sampler[0] = new PartitionSampler(p, env);
+        partitions.put(name, p);
+        samplers.put(name, sampler[0]);
+        metrics.register(name, sampler[0]::latest);
+    }
+
+    private LsmSnapshot latestOrSample(PartitionSampler s) {
+        LsmSnapshot l = s.latest();
+        return l != null ? l : s.sample(ticker.read(), partitions.get(nameOf(s)).maxBackgroundJobs);
+    }
+
+    private String nameOf(PartitionSampler s) {
+        for (Map.Entry<String, PartitionSampler> e : samplers.entrySet()) {
+            if (e.getValue() == s) {
+                return e.getKey();
+            }
+        }
+        throw new IllegalStateException("unknown sampler");
+    }
+
+    private static SluiceException openFailure(String name, Path dir, RocksDBException e) {
+        Status st = e.getStatus();
+        String msg = RocksPartition.describe(e);
+        if (st != null && st.getCode() == Status.Code.Corruption) {
+            return new StoreCorruptedException(
+                    "partition '" + name + "' at " + dir + " is corrupted (" + msg
+                            + "); Sluice did not modify it. Restore it from a backup or inspect it with RocksDB's ldb tool.",
+                    e);
+        }
+        if (msg.contains("lock") || msg.contains("LOCK")) {
+            return new SluiceException(
+                    "partition '" + name + "' at " + dir
+                            + " is already open (its LOCK is held by another node or process): " + msg,
+                    e);
+        }
+        return new SluiceException("partition '" + name + "' at " + dir + ": cannot open: " + msg, e);
+    }
+
+    // ---- control ----
+
+    private void startControl(List<ControlLoopProvider> providers) {
+        RocksActuators actuators =
+                new RocksActuators(partitions, env, manualCompactions, events, Clock.systemUTC(), ticker::read);
+        List<ControlLoop> loops = new ArrayList<>();
+        for (ControlLoopProvider p : providers) {
+            Map<String, String> opts = new TreeMap<>();
+            p.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
+            opts.putAll(config.controlOptions(p.name()));
+            try {
+                loops.add(p.create(new Context(opts)));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("control." + p.name() + ": " + e.getMessage());
+            }
+        }
+        plane = new ControlPlane(
+                ticker, Clock.systemUTC(), config.tickPeriod(), this::sampleAll, actuators, loops, events);
+        plane.start();
+    }
+
+    private final class Context implements ControlContext {
+        private final Map<String, String> options;
+
+        Context(Map<String, String> options) {
+            this.options = Map.copyOf(options);
+        }
+
+        @Override
+        public Map<String, String> options() {
+            return options;
+        }
+
+        @Override
+        public List<String> partitions() {
+            return List.copyOf(partitions.keySet());
+        }
+
+        @Override
+        public Ticker ticker() {
+            return ticker;
+        }
+
+        @Override
+        public long tickNanos() {
+            return config.tickPeriod().toNanos();
+        }
+
+        @Override
+        public void installAdmissionGate(String partition, AdmissionGate gate) {
+            RocksPartition p = partitions.get(partition);
+            if (p == null) {
+                throw new IllegalArgumentException("no partition '" + partition + "'");
+            }
+            p.installGate(gate);
+        }
+
+        @Override
+        public Optional<IoControl> io() {
+            return env == null ? Optional.empty() : env.control();
+        }
+    }
+
+    private synchronized NodeSnapshot sampleAll() {
+        checkOpen();
+        long now = ticker.read();
+        Map<String, LsmSnapshot> snaps = new LinkedHashMap<>();
+        IoStats sum = IoStats.EMPTY;
+        for (Map.Entry<String, PartitionSampler> e : samplers.entrySet()) {
+            LsmSnapshot s = e.getValue().sample(now, partitions.get(e.getKey()).maxBackgroundJobs);
+            snaps.put(e.getKey(), s);
+            sum = sum == IoStats.EMPTY ? s.io() : sum.plus(s.io());
+        }
+        IoStats io = env != null ? env.ioStats() : sum;
+        NodeSnapshot n = new NodeSnapshot(
+                now,
+                snaps,
+                io,
+                previousNode == null ? IoStats.EMPTY : io.minus(previousNode.io()),
+                env != null ? env.budgetUse() : 0);
+        previousNode = n;
+        return n;
+    }
+
+    // ---- SluiceNode ----
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("Sluice node at " + config.dataDir() + " is closed");
+        }
+    }
+
+    @Override
+    public SluiceConfig config() {
+        return config;
+    }
+
+    @Override
+    public Partition partition(String name) {
+        checkOpen();
+        RocksPartition p = partitions.get(name);
+        if (p == null) {
+            throw new IllegalArgumentException("no partition '" + name + "'; this node has " + partitions.keySet());
+        }
+        return p;
+    }
+
+    @Override
+    public Partition defaultPartition() {
+        return partition(config.partitions().get(0));
+    }
+
+    @Override
+    public List<String> partitionNames() {
+        return List.copyOf(partitions.keySet());
+    }
+
+    @Override
+    public NodeSnapshot sample() {
+        return sampleAll();
+    }
+
+    @Override
+    public NodeSnapshot latestSnapshot() {
+        checkOpen();
+        NodeSnapshot l = plane == null ? null : plane.latest();
+        return l != null ? l : sampleAll();
+    }
+
+    @Override
+    public ControlPlane controlPlane() {
+        checkOpen();
+        return plane;
+    }
+
+    @Override
+    public List<ControlEvent> recentEvents() {
+        return events.recent();
+    }
+
+    @Override
+    public MeterRegistry meterRegistry() {
+        return registry;
+    }
+
+    @Override
+    public boolean priorityEnv() {
+        return env != null;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (plane != null) {
+            plane.close();
+        }
+        shutdown(manualCompactions, "manual compactions");
+        shutdown(asyncPool, "async requests");
+        RuntimeException first = null;
+        for (RocksPartition p : partitions.values()) {
+            try {
+                p.close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (writeBufferManager != null) {
+            writeBufferManager.close();
+        }
+        if (blockCache != null) {
+            blockCache.close();
+        }
+        if (env != null) {
+            env.close();
+        }
+        events.close();
+        metrics.close();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void shutdown(ExecutorService pool, String what) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                log.warn("{} did not finish within 60 s; closing anyway", what);
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            pool.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

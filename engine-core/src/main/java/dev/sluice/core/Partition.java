@@ -1,0 +1,71 @@
+package dev.sluice.core;
+
+import dev.sluice.core.sensor.LsmSnapshot;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One tenant's key space: its own RocksDB instance with its own WAL. Keys and values are byte arrays; keys are ordered
+ * bytewise (unsigned). Limits: keys 1 byte to {@code limits.max.key.bytes}, values 0 to {@code limits.max.value.bytes};
+ * null or oversized arguments throw {@link IllegalArgumentException} naming the argument and the limit, and nothing is
+ * written.
+ *
+ * <p>Every request passes the partition's admission gate first (when a controller installed one); a refused request
+ * throws {@link OverloadedException} (or {@link QuotaExceededException}), and the async variants complete exceptionally
+ * with it instead. Async variants never block the calling thread: the request waits for admission without a thread and
+ * then runs on the node's I/O pool.
+ *
+ * <p>Thread-safety: all methods may be called concurrently from any number of threads.
+ */
+public interface Partition {
+    String name();
+
+    /** The value, or {@code null} when the key is absent. */
+    byte[] get(byte[] key);
+
+    /** Values in the order of {@code keys}; {@code null} for absent keys. One admission for the whole call. */
+    List<byte[]> multiGet(List<byte[]> keys);
+
+    default void put(byte[] key, byte[] value) {
+        put(key, value, WriteMode.DEFAULT);
+    }
+
+    void put(byte[] key, byte[] value, WriteMode mode);
+
+    default void delete(byte[] key) {
+        delete(key, WriteMode.DEFAULT);
+    }
+
+    void delete(byte[] key, WriteMode mode);
+
+    default void write(Batch batch) {
+        write(batch, WriteMode.DEFAULT);
+    }
+
+    /** Applies every element of the batch atomically. An empty batch is a no-op. */
+    void write(Batch batch, WriteMode mode);
+
+    /** A cursor over {@code range}; close it. */
+    ScanIterator scan(KeyRange range);
+
+    /** At most {@code limit} entries of {@code range}, materialized. */
+    List<KeyValue> scan(KeyRange range, int limit);
+
+    /** Flushes the memtables to SST files and waits for it. */
+    void flush();
+
+    CompletableFuture<byte[]> getAsync(byte[] key);
+
+    CompletableFuture<List<byte[]>> multiGetAsync(List<byte[]> keys);
+
+    CompletableFuture<Void> putAsync(byte[] key, byte[] value, WriteMode mode);
+
+    CompletableFuture<Void> deleteAsync(byte[] key, WriteMode mode);
+
+    CompletableFuture<Void> writeAsync(Batch batch, WriteMode mode);
+
+    CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit);
+
+    /** The latest snapshot the control plane took of this partition (sampled now if none was taken yet). */
+    LsmSnapshot snapshot();
+}

@@ -1,0 +1,142 @@
+package dev.sluice.core;
+
+import dev.sluice.core.sensor.StallCondition;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rocksdb.AbstractEventListener;
+import org.rocksdb.BackgroundErrorReason;
+import org.rocksdb.CompactionJobInfo;
+import org.rocksdb.FlushJobInfo;
+import org.rocksdb.RocksDB;
+import org.rocksdb.Status;
+import org.rocksdb.TableFileCreationBriefInfo;
+import org.rocksdb.TableFileCreationReason;
+import org.rocksdb.WriteStallInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * RocksDB event listener of one partition: keeps the stall condition, counts flushes and compactions, remembers the
+ * last background error, and tells the Env each new table file's level before the file is written (flush → L0,
+ * compaction → the job's output level), which is what lets the priority Env classify compaction I/O by level.
+ *
+ * <p>Callbacks run on RocksDB's threads; every field is thread-safe.
+ */
+final class PartitionListener extends AbstractEventListener {
+    private static final Logger log = LoggerFactory.getLogger(PartitionListener.class);
+
+    /** Receives file-number → level facts. */
+    interface FileLevelSink {
+        void fileLevel(long fileNumber, int level);
+    }
+
+    private final String partition;
+    private final FileLevelSink sink;
+    private final Map<Integer, Integer> outputLevelByJob = new ConcurrentHashMap<>();
+    private volatile StallCondition stall = StallCondition.NORMAL;
+    private volatile String lastBackgroundError;
+    final AtomicLong flushesStarted = new AtomicLong();
+    final AtomicLong flushesCompleted = new AtomicLong();
+    final AtomicLong compactionsStarted = new AtomicLong();
+    final AtomicLong compactionsCompleted = new AtomicLong();
+
+    PartitionListener(String partition, FileLevelSink sink) {
+        super(
+                EnabledEventCallback.ON_FLUSH_BEGIN,
+                EnabledEventCallback.ON_FLUSH_COMPLETED,
+                EnabledEventCallback.ON_COMPACTION_BEGIN,
+                EnabledEventCallback.ON_COMPACTION_COMPLETED,
+                EnabledEventCallback.ON_TABLE_FILE_CREATION_STARTED,
+                EnabledEventCallback.ON_STALL_CONDITIONS_CHANGED,
+                EnabledEventCallback.ON_BACKGROUND_ERROR);
+        this.partition = partition;
+        this.sink = sink;
+    }
+
+    StallCondition stall() {
+        return stall;
+    }
+
+    String lastBackgroundError() {
+        return lastBackgroundError;
+    }
+
+    @Override
+    public void onFlushBegin(RocksDB db, FlushJobInfo info) {
+        flushesStarted.incrementAndGet();
+    }
+
+    @Override
+    public void onFlushCompleted(RocksDB db, FlushJobInfo info) {
+        flushesCompleted.incrementAndGet();
+    }
+
+    @Override
+    public void onCompactionBegin(RocksDB db, CompactionJobInfo info) {
+        compactionsStarted.incrementAndGet();
+        outputLevelByJob.put(info.jobId(), info.outputLevel());
+    }
+
+    @Override
+    public void onCompactionCompleted(RocksDB db, CompactionJobInfo info) {
+        compactionsCompleted.incrementAndGet();
+        outputLevelByJob.remove(info.jobId());
+        // Trivial moves keep the file number but change the level.
+        for (String f : info.outputFiles()) {
+            long n = fileNumber(f);
+            if (n >= 0) {
+                sink.fileLevel(n, info.outputLevel());
+            }
+        }
+    }
+
+    @Override
+    public void onTableFileCreationStarted(TableFileCreationBriefInfo info) {
+        long n = fileNumber(info.getFilePath());
+        if (n < 0) {
+            return;
+        }
+        if (info.getReason() == TableFileCreationReason.FLUSH || info.getReason() == TableFileCreationReason.RECOVERY) {
+            sink.fileLevel(n, 0);
+        } else if (info.getReason() == TableFileCreationReason.COMPACTION) {
+            Integer level = outputLevelByJob.get(info.getJobId());
+            if (level != null) {
+                sink.fileLevel(n, level);
+            }
+        }
+    }
+
+    @Override
+    public void onStallConditionsChanged(WriteStallInfo info) {
+        stall = switch (info.getCurrentCondition()) {
+            case NORMAL -> StallCondition.NORMAL;
+            case DELAYED -> StallCondition.DELAYED;
+            case STOPPED -> StallCondition.STOPPED;
+        };
+    }
+
+    @Override
+    public void onBackgroundError(BackgroundErrorReason reason, Status status) {
+        String msg = reason + ": " + (status == null ? "?" : status.getCodeString() + " " + status.getState());
+        lastBackgroundError = msg;
+        log.error("partition '{}': RocksDB background error {}", partition, msg);
+    }
+
+    /** 123 from ".../000123.sst"; -1 if the name is not a table file. */
+    static long fileNumber(String path) {
+        if (path == null) {
+            return -1;
+        }
+        int slash = path.lastIndexOf('/');
+        String f = path.substring(slash + 1);
+        if (!f.endsWith(".sst")) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(f.substring(0, f.length() - 4));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+}

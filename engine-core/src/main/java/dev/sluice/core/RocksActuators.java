@@ -1,0 +1,230 @@
+package dev.sluice.core;
+
+import dev.sluice.core.control.ActionFailure;
+import dev.sluice.core.control.Actuators;
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.control.ControlEventLog;
+import dev.sluice.core.spi.IoControl;
+import dev.sluice.core.spi.StorageEnv;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
+import org.rocksdb.CompactionOptions;
+import org.rocksdb.MutableColumnFamilyOptions;
+import org.rocksdb.MutableDBOptions;
+import org.rocksdb.RocksDBException;
+
+/**
+ * Maps {@link Actuators} onto rocksdbjni: {@code setOptions} for column-family knobs, {@code setDBOptions} for
+ * max_background_jobs, a per-partition {@code ConcurrentTaskLimiter} for compaction concurrency, the admission gate,
+ * and {@code compactFiles} on a dedicated single thread (manual compactions block for their whole run, so they never run
+ * on the tick thread; their results are recorded as control events).
+ */
+final class RocksActuators implements Actuators {
+    private final Map<String, RocksPartition> partitions;
+    private final StorageEnv env;
+    private final ExecutorService manualCompactions;
+    private final ControlEventLog events;
+    private final Clock clock;
+    private final LongSupplier ticker;
+
+    RocksActuators(
+            Map<String, RocksPartition> partitions,
+            StorageEnv env,
+            ExecutorService manualCompactions,
+            ControlEventLog events,
+            Clock clock,
+            LongSupplier ticker) {
+        this.partitions = partitions;
+        this.env = env;
+        this.manualCompactions = manualCompactions;
+        this.events = events;
+        this.clock = clock;
+        this.ticker = ticker;
+    }
+
+    private RocksPartition p(String name) {
+        RocksPartition p = partitions.get(name);
+        if (p == null) {
+            throw new IllegalArgumentException("no partition '" + name + "'; have " + partitions.keySet());
+        }
+        return p;
+    }
+
+    private void setCf(String partition, MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder b, String what) {
+        try {
+            p(partition).db().setOptions(b.build());
+        } catch (RocksDBException e) {
+            throw new ActionFailure(
+                    "partition '" + partition + "': RocksDB refused " + what + ": " + RocksPartition.describe(e));
+        }
+    }
+
+    private static void positive(String what, long v) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(what + " must be > 0, was " + v);
+        }
+    }
+
+    @Override
+    public Set<String> partitions() {
+        return partitions.keySet();
+    }
+
+    @Override
+    public void setAdmissionRate(String partition, double requestsPerSecond) {
+        if (!(requestsPerSecond > 0)) {
+            throw new IllegalArgumentException("admission rate must be > 0, was " + requestsPerSecond);
+        }
+        p(partition).gate().setRate(requestsPerSecond);
+    }
+
+    @Override
+    public void setMaxBackgroundJobs(String partition, int jobs) {
+        positive("max_background_jobs", jobs);
+        RocksPartition p = p(partition);
+        try {
+            p.db().setDBOptions(MutableDBOptions.builder()
+                    .setMaxBackgroundJobs(jobs)
+                    .build());
+            p.maxBackgroundJobs = jobs;
+        } catch (RocksDBException e) {
+            throw new ActionFailure("partition '" + partition + "': RocksDB refused max_background_jobs=" + jobs + ": "
+                    + RocksPartition.describe(e));
+        }
+    }
+
+    @Override
+    public void setWriteBufferSize(String partition, long bytes) {
+        positive("write_buffer_size", bytes);
+        setCf(partition, MutableColumnFamilyOptions.builder().setWriteBufferSize(bytes), "write_buffer_size=" + bytes);
+    }
+
+    @Override
+    public void setMaxWriteBufferNumber(String partition, int count) {
+        positive("max_write_buffer_number", count);
+        setCf(
+                partition,
+                MutableColumnFamilyOptions.builder().setMaxWriteBufferNumber(count),
+                "max_write_buffer_number=" + count);
+    }
+
+    @Override
+    public void setLevelTargets(String partition, long levelBaseBytes, double multiplier, List<Integer> additional) {
+        positive("max_bytes_for_level_base", levelBaseBytes);
+        if (!(multiplier >= 1)) {
+            throw new IllegalArgumentException("max_bytes_for_level_multiplier must be >= 1, was " + multiplier);
+        }
+        MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder b = MutableColumnFamilyOptions.builder()
+                .setMaxBytesForLevelBase(levelBaseBytes)
+                .setMaxBytesForLevelMultiplier(multiplier);
+        if (!additional.isEmpty()) {
+            b.setMaxBytesForLevelMultiplierAdditional(
+                    additional.stream().mapToInt(Integer::intValue).toArray());
+        }
+        setCf(partition, b, "level targets");
+    }
+
+    @Override
+    public void setL0Triggers(String partition, int compactionTrigger, int slowdownTrigger, int stopTrigger) {
+        positive("level0_file_num_compaction_trigger", compactionTrigger);
+        if (slowdownTrigger < compactionTrigger || stopTrigger < slowdownTrigger) {
+            throw new IllegalArgumentException("level0 triggers must satisfy compaction <= slowdown <= stop, were "
+                    + compactionTrigger + ", " + slowdownTrigger + ", " + stopTrigger);
+        }
+        setCf(
+                partition,
+                MutableColumnFamilyOptions.builder()
+                        .setLevel0FileNumCompactionTrigger(compactionTrigger)
+                        .setLevel0SlowdownWritesTrigger(slowdownTrigger)
+                        .setLevel0StopWritesTrigger(stopTrigger),
+                "level0 triggers");
+    }
+
+    @Override
+    public void setPendingCompactionLimits(String partition, long softBytes, long hardBytes) {
+        if (softBytes < 0 || hardBytes < 0 || (hardBytes > 0 && softBytes > hardBytes)) {
+            throw new IllegalArgumentException(
+                    "pending compaction limits must be >= 0 with soft <= hard, were " + softBytes + ", " + hardBytes);
+        }
+        setCf(
+                partition,
+                MutableColumnFamilyOptions.builder()
+                        .setSoftPendingCompactionBytesLimit(softBytes)
+                        .setHardPendingCompactionBytesLimit(hardBytes),
+                "pending compaction limits");
+    }
+
+    @Override
+    public void setCompactionConcurrency(String partition, int maxConcurrent) {
+        RocksPartition p = p(partition);
+        if (maxConcurrent < 0) {
+            p.compactionLimiter().resetMaxOutstandingTask();
+        } else {
+            p.compactionLimiter().setMaxOutstandingTask(maxConcurrent);
+        }
+    }
+
+    @Override
+    public void setAutoCompactions(String partition, boolean enabled) {
+        setCf(
+                partition,
+                MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!enabled),
+                "disable_auto_compactions");
+    }
+
+    @Override
+    public void compactFiles(String partition, List<String> fileNames, int outputLevel, String reason) {
+        RocksPartition p = p(partition);
+        if (outputLevel < 0 || outputLevel >= p.options().numLevels()) {
+            throw new IllegalArgumentException("output level " + outputLevel + " is outside 0.."
+                    + (p.options().numLevels() - 1));
+        }
+        List<String> files = List.copyOf(fileNames);
+        try {
+            manualCompactions.execute(() -> runCompaction(p, files, outputLevel, reason));
+        } catch (RejectedExecutionException e) {
+            throw new ActionFailure("partition '" + partition + "': too many manual compactions queued");
+        }
+    }
+
+    private void runCompaction(RocksPartition p, List<String> files, int outputLevel, String reason) {
+        String action = "compact_files " + files + " -> L" + outputLevel;
+        String knob = p.name() + "/compact_files:" + files.get(0);
+        long start = ticker.getAsLong();
+        try (CompactionOptions co = new CompactionOptions()) {
+            List<String> out = p.compactFilesGuarded(co, files, outputLevel);
+            events.record(new ControlEvent(
+                    clock.instant(),
+                    ticker.getAsLong(),
+                    "manual-compaction",
+                    p.name(),
+                    knob,
+                    action,
+                    reason,
+                    ControlEvent.Outcome.APPLIED,
+                    "done in " + (ticker.getAsLong() - start) / 1_000_000 + " ms; outputs " + out));
+        } catch (RuntimeException | RocksDBException e) {
+            events.record(new ControlEvent(
+                    clock.instant(),
+                    ticker.getAsLong(),
+                    "manual-compaction",
+                    p.name(),
+                    knob,
+                    action,
+                    reason,
+                    ControlEvent.Outcome.FAILED,
+                    e instanceof RocksDBException r ? RocksPartition.describe(r) : String.valueOf(e.getMessage())));
+        }
+    }
+
+    @Override
+    public Optional<IoControl> io() {
+        return env == null ? Optional.empty() : env.control();
+    }
+}

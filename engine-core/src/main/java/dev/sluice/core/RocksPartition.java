@@ -1,0 +1,662 @@
+package dev.sluice.core;
+
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.spi.AdmissionGate;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
+import org.rocksdb.ConcurrentTaskLimiterImpl;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.Statistics;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * A partition backed by one RocksDB instance (default column family only) with its own WAL.
+ *
+ * <p><b>Locking.</b> Every request holds the read side of {@code lifecycle} while it touches the DB; {@link #close()}
+ * takes the write side, so the DB is never closed under a running request (that would be a native use-after-free).
+ * Admission happens before the lock is taken, so a request waiting for a token never delays close. Open scan iterators
+ * are tracked and closed before the DB.
+ *
+ * <p><b>Close order</b> (RocksDB requires it): iterators → DB → options (with its statistics, listener, limiter) →
+ * the node closes the shared cache and Env after every partition.
+ */
+final class RocksPartition implements Partition {
+    private final String name;
+    private final Path dir;
+    private final RocksDB db;
+    private final Options options;
+    private final Statistics statistics;
+    private final PartitionListener listener;
+    private final ConcurrentTaskLimiterImpl compactionLimiter;
+    private final SluiceConfig config;
+    private final ExecutorService asyncPool;
+    private final Supplier<LsmSnapshot> snapshotSupplier;
+    private volatile AdmissionGate gate = AdmissionGate.OPEN;
+    /** Current max_background_jobs (RocksDB offers no getter for mutable DB options). */
+    volatile int maxBackgroundJobs;
+
+    private final WriteOptions syncWrite = new WriteOptions().setSync(true);
+    private final WriteOptions asyncWrite = new WriteOptions().setSync(false);
+    private final ReadOptions readOptions = new ReadOptions();
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final Set<Scan> openScans = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    // Cumulative user-op counters for the sensors.
+    final LongAdder gets = new LongAdder();
+    final LongAdder puts = new LongAdder();
+    final LongAdder deletes = new LongAdder();
+    final LongAdder scans = new LongAdder();
+    final LongAdder scannedEntries = new LongAdder();
+    final LongAdder bytesWritten = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+
+    private final Timer getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer;
+    private final Counter rejectedCounter;
+
+    RocksPartition(
+            String name,
+            Path dir,
+            RocksDB db,
+            Options options,
+            Statistics statistics,
+            PartitionListener listener,
+            ConcurrentTaskLimiterImpl compactionLimiter,
+            SluiceConfig config,
+            ExecutorService asyncPool,
+            MeterRegistry registry,
+            Supplier<LsmSnapshot> snapshotSupplier) {
+        this.name = name;
+        this.dir = dir;
+        this.db = db;
+        this.options = options;
+        this.statistics = statistics;
+        this.listener = listener;
+        this.compactionLimiter = compactionLimiter;
+        this.config = config;
+        this.asyncPool = asyncPool;
+        this.snapshotSupplier = snapshotSupplier;
+        this.maxBackgroundJobs = options.maxBackgroundJobs();
+        this.getTimer = timer(registry, "get");
+        this.multiGetTimer = timer(registry, "multiget");
+        this.putTimer = timer(registry, "put");
+        this.deleteTimer = timer(registry, "delete");
+        this.batchTimer = timer(registry, "batch");
+        this.scanTimer = timer(registry, "scan");
+        this.rejectedCounter = Counter.builder("sluice.requests.rejected")
+                .description("Requests refused by admission (overload or quota)")
+                .tag("partition", name)
+                .register(registry);
+    }
+
+    private Timer timer(MeterRegistry registry, String op) {
+        return Timer.builder("sluice.requests")
+                .description("User requests served, by operation (latency includes admission wait)")
+                .tag("partition", name)
+                .tag("op", op)
+                .register(registry);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    RocksDB db() {
+        return db;
+    }
+
+    Options options() {
+        return options;
+    }
+
+    Statistics statistics() {
+        return statistics;
+    }
+
+    PartitionListener listener() {
+        return listener;
+    }
+
+    ConcurrentTaskLimiterImpl compactionLimiter() {
+        return compactionLimiter;
+    }
+
+    AdmissionGate gate() {
+        return gate;
+    }
+
+    void installGate(AdmissionGate g) {
+        if (gate != AdmissionGate.OPEN) {
+            throw new IllegalStateException("partition '" + name + "' already has an admission gate");
+        }
+        gate = g;
+    }
+
+    OpCounters counters() {
+        return new OpCounters(
+                gets.sum(),
+                puts.sum(),
+                deletes.sum(),
+                scans.sum(),
+                scannedEntries.sum(),
+                bytesWritten.sum(),
+                bytesRead.sum(),
+                rejected.sum());
+    }
+
+    // ---- admission ----
+
+    private void admit(RequestKind kind, long bytes) {
+        if (ADMITTED.get()) {
+            return;
+        }
+        try {
+            gate.acquire(kind, bytes);
+        } catch (OverloadedException | QuotaExceededException e) {
+            rejected.increment();
+            rejectedCounter.increment();
+            throw e;
+        }
+    }
+
+    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, Supplier<T> op) {
+        checkOpen();
+        CompletableFuture<T> result = new CompletableFuture<>();
+        gate.acquireAsync(kind, bytes).whenComplete((ok, err) -> {
+            if (err != null) {
+                rejected.increment();
+                rejectedCounter.increment();
+                result.completeExceptionally(unwrap(err));
+                return;
+            }
+            try {
+                asyncPool.execute(() -> {
+                    try {
+                        result.complete(op.get());
+                    } catch (Throwable t) {
+                        result.completeExceptionally(t);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                rejected.increment();
+                rejectedCounter.increment();
+                result.completeExceptionally(
+                        closed
+                                ? new IllegalStateException("partition '" + name + "' is closed")
+                                : new OverloadedException(
+                                        "partition '" + name + "': async queue full (async.queue.capacity = "
+                                                + config.asyncQueueCapacity() + ")"));
+            }
+        });
+        return result;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    // ---- lifecycle guard ----
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("partition '" + name + "' is closed");
+        }
+    }
+
+    private void enter() {
+        lifecycle.readLock().lock();
+        if (closed) {
+            lifecycle.readLock().unlock();
+            throw new IllegalStateException("partition '" + name + "' is closed");
+        }
+    }
+
+    private void exit() {
+        lifecycle.readLock().unlock();
+    }
+
+    private SluiceException fail(String what, RocksDBException e) {
+        return new SluiceException("partition '" + name + "': " + what + " failed: " + describe(e), e);
+    }
+
+    static String describe(RocksDBException e) {
+        return e.getStatus() != null
+                ? e.getStatus().getCode() + (e.getMessage() == null ? "" : " — " + e.getMessage())
+                : String.valueOf(e.getMessage());
+    }
+
+    private WriteOptions writeOptions(WriteMode mode) {
+        return switch (mode) {
+            case SYNC -> syncWrite;
+            case ASYNC -> asyncWrite;
+            case DEFAULT -> config.syncWrites() ? syncWrite : asyncWrite;
+        };
+    }
+
+    // ---- synchronous API ----
+
+    @Override
+    public byte[] get(byte[] key) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        checkOpen();
+        long start = System.nanoTime();
+        admit(RequestKind.READ, key.length);
+        enter();
+        try {
+            byte[] v = db.get(readOptions, key);
+            gets.increment();
+            bytesRead.add(key.length + (v == null ? 0 : v.length));
+            return v;
+        } catch (RocksDBException e) {
+            throw fail("get", e);
+        } finally {
+            exit();
+            getTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        Limits.requireNonNull(keys, "keys");
+        long bytes = 0;
+        for (byte[] k : keys) {
+            Limits.checkKey(k, config.maxKeyBytes());
+            bytes += k.length;
+        }
+        checkOpen();
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        long start = System.nanoTime();
+        admit(RequestKind.READ, bytes);
+        enter();
+        try {
+            List<byte[]> values = db.multiGetAsList(readOptions, keys);
+            long read = bytes;
+            for (byte[] v : values) {
+                read += v == null ? 0 : v.length;
+            }
+            gets.add(keys.size());
+            bytesRead.add(read);
+            return values;
+        } catch (RocksDBException e) {
+            throw fail("multiGet", e);
+        } finally {
+            exit();
+            multiGetTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, WriteMode mode) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        Limits.checkValue(value, config.maxValueBytes());
+        Limits.requireNonNull(mode, "mode");
+        checkOpen();
+        long start = System.nanoTime();
+        admit(RequestKind.WRITE, key.length + value.length);
+        enter();
+        try {
+            db.put(writeOptions(mode), key, value);
+            puts.increment();
+            bytesWritten.add(key.length + value.length);
+        } catch (RocksDBException e) {
+            throw fail("put", e);
+        } finally {
+            exit();
+            putTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key, WriteMode mode) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        Limits.requireNonNull(mode, "mode");
+        checkOpen();
+        long start = System.nanoTime();
+        admit(RequestKind.WRITE, key.length);
+        enter();
+        try {
+            db.delete(writeOptions(mode), key);
+            deletes.increment();
+            bytesWritten.add(key.length);
+        } catch (RocksDBException e) {
+            throw fail("delete", e);
+        } finally {
+            exit();
+            deleteTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void write(Batch batch, WriteMode mode) {
+        Limits.requireNonNull(batch, "batch");
+        Limits.requireNonNull(mode, "mode");
+        for (Batch.Op op : batch.ops()) {
+            Limits.checkKey(op.key(), config.maxKeyBytes());
+            if (!op.isDelete()) {
+                Limits.checkValue(op.value(), config.maxValueBytes());
+            }
+        }
+        checkOpen();
+        if (batch.isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        admit(RequestKind.WRITE, batch.bytes());
+        enter();
+        try (WriteBatch wb = new WriteBatch()) {
+            long p = 0, d = 0;
+            for (Batch.Op op : batch.ops()) {
+                if (op.isDelete()) {
+                    wb.delete(op.key());
+                    d++;
+                } else {
+                    wb.put(op.key(), op.value());
+                    p++;
+                }
+            }
+            db.write(writeOptions(mode), wb);
+            puts.add(p);
+            deletes.add(d);
+            bytesWritten.add(batch.bytes());
+        } catch (RocksDBException e) {
+            throw fail("write(batch of " + batch.size() + ")", e);
+        } finally {
+            exit();
+            batchTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public ScanIterator scan(KeyRange range) {
+        Limits.requireNonNull(range, "range");
+        checkOpen();
+        admit(RequestKind.SCAN, 0);
+        enter();
+        try {
+            Scan s = new Scan(range);
+            openScans.add(s);
+            scans.increment();
+            return s;
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public List<KeyValue> scan(KeyRange range, int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit must be >= 0, was " + limit);
+        }
+        long start = System.nanoTime();
+        List<KeyValue> out = new ArrayList<>(Math.min(limit, 1024));
+        try (ScanIterator it = scan(range)) {
+            while (out.size() < limit && it.hasNext()) {
+                out.add(it.next());
+            }
+        } finally {
+            scanTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        return out;
+    }
+
+    @Override
+    public void flush() {
+        checkOpen();
+        enter();
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(fo);
+        } catch (RocksDBException e) {
+            throw fail("flush", e);
+        } finally {
+            exit();
+        }
+    }
+
+    // ---- async API: admission without a thread, then the node's I/O pool ----
+
+    @Override
+    public CompletableFuture<byte[]> getAsync(byte[] key) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        return async(RequestKind.READ, key.length, () -> withoutGate(() -> get(key)));
+    }
+
+    @Override
+    public CompletableFuture<List<byte[]>> multiGetAsync(List<byte[]> keys) {
+        Limits.requireNonNull(keys, "keys");
+        long bytes = 0;
+        for (byte[] k : keys) {
+            Limits.checkKey(k, config.maxKeyBytes());
+            bytes += k.length;
+        }
+        List<byte[]> copy = List.copyOf(keys);
+        return async(RequestKind.READ, bytes, () -> withoutGate(() -> multiGet(copy)));
+    }
+
+    @Override
+    public CompletableFuture<Void> putAsync(byte[] key, byte[] value, WriteMode mode) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        Limits.checkValue(value, config.maxValueBytes());
+        Limits.requireNonNull(mode, "mode");
+        return async(
+                RequestKind.WRITE,
+                key.length + value.length,
+                () -> withoutGate(() -> {
+                    put(key, value, mode);
+                    return null;
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteAsync(byte[] key, WriteMode mode) {
+        Limits.checkKey(key, config.maxKeyBytes());
+        Limits.requireNonNull(mode, "mode");
+        return async(
+                RequestKind.WRITE,
+                key.length,
+                () -> withoutGate(() -> {
+                    delete(key, mode);
+                    return null;
+                }));
+    }
+
+    @Override
+    public CompletableFuture<Void> writeAsync(Batch batch, WriteMode mode) {
+        Limits.requireNonNull(batch, "batch");
+        Limits.requireNonNull(mode, "mode");
+        return async(
+                RequestKind.WRITE,
+                batch.bytes(),
+                () -> withoutGate(() -> {
+                    write(batch, mode);
+                    return null;
+                }));
+    }
+
+    @Override
+    public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
+        Limits.requireNonNull(range, "range");
+        return async(RequestKind.SCAN, 0, () -> withoutGate(() -> scan(range, limit)));
+    }
+
+    /** Async requests were admitted already: run the synchronous path with the gate bypassed for this thread. */
+    private static final ThreadLocal<Boolean> ADMITTED = ThreadLocal.withInitial(() -> false);
+
+    private <T> T withoutGate(Supplier<T> op) {
+        ADMITTED.set(true);
+        try {
+            return op.get();
+        } finally {
+            ADMITTED.set(false);
+        }
+    }
+
+    @Override
+    public LsmSnapshot snapshot() {
+        return snapshotSupplier.get();
+    }
+
+    // ---- scans ----
+
+    /** A cursor over a RocksIterator; closed by the user or, at the latest, before the DB. */
+    private final class Scan implements ScanIterator {
+        private final KeyRange range;
+        private final ReadOptions ro;
+        private final Slice upper;
+        private final RocksIterator it;
+        private KeyValue next;
+        private boolean done;
+
+        Scan(KeyRange range) {
+            this.range = range;
+            this.ro = new ReadOptions();
+            byte[] end = range.endRef();
+            if (end != null && !range.endInclusive()) {
+                upper = new Slice(end);
+                ro.setIterateUpperBound(upper);
+            } else {
+                upper = null;
+            }
+            it = db.newIterator(ro);
+            byte[] start = range.startRef();
+            if (start == null) {
+                it.seekToFirst();
+            } else {
+                it.seek(start);
+                if (!range.startInclusive() && it.isValid() && java.util.Arrays.equals(it.key(), start)) {
+                    it.next();
+                }
+            }
+            advanceCheck();
+        }
+
+        private void advanceCheck() {
+            if (!it.isValid()) {
+                try {
+                    it.status();
+                } catch (RocksDBException e) {
+                    done = true;
+                    throw fail("scan", e);
+                }
+                done = true;
+                return;
+            }
+            byte[] k = it.key();
+            if (range.pastEnd(k)) {
+                done = true;
+                return;
+            }
+            next = new KeyValue(k, it.value());
+        }
+
+        @Override
+        public boolean hasNext() {
+            return !done;
+        }
+
+        @Override
+        public KeyValue next() {
+            if (done) {
+                throw new java.util.NoSuchElementException();
+            }
+            enter();
+            try {
+                KeyValue r = next;
+                scannedEntries.increment();
+                bytesRead.add(r.key().length + r.value().length);
+                it.next();
+                advanceCheck();
+                return r;
+            } finally {
+                exit();
+            }
+        }
+
+        @Override
+        public void close() {
+            if (openScans.remove(this)) {
+                done = true;
+                it.close();
+                ro.close();
+                if (upper != null) {
+                    upper.close();
+                }
+            }
+        }
+    }
+
+    // ---- close ----
+
+    /** Waits for running requests, closes open scans, then the DB and its options. Idempotent. */
+    void close() {
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            gate.close();
+            for (Scan s : List.copyOf(openScans)) {
+                s.close();
+            }
+            try {
+                db.cancelAllBackgroundWork(true);
+                db.syncWal();
+            } catch (RocksDBException e) {
+                // best effort: the WAL is still on disk for writes that were acknowledged
+            }
+            db.close();
+            readOptions.close();
+            syncWrite.close();
+            asyncWrite.close();
+            options.close();
+            statistics.close();
+            listener.close();
+            compactionLimiter.close();
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    /** Runs a manual compaction unless the partition is closing (then it fails with IllegalStateException). */
+    List<String> compactFilesGuarded(org.rocksdb.CompactionOptions co, List<String> files, int outputLevel)
+            throws RocksDBException {
+        enter();
+        try {
+            return db.compactFiles(co, files, outputLevel, -1, null);
+        } finally {
+            exit();
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.core;
+
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.control.ControlPlane;
+import dev.sluice.core.sensor.NodeSnapshot;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+
+/**
+ * An open Sluice store: a set of named partitions sharing one block cache, one Env (the priority Env by default on
+ * linux-x86_64) and RocksDB's background thread pools, plus the control plane that tunes them.
+ *
+ * <p>{@link #close()} is idempotent: it stops the control plane, fails queued async requests, waits for running ones,
+ * then closes every partition (each DB, then its options), then the shared cache and the Env — the order RocksDB
+ * requires. Any call on a closed node throws {@link IllegalStateException}.
+ */
+public interface SluiceNode extends AutoCloseable {
+    SluiceConfig config();
+
+    /** The partition named {@code name}; {@link IllegalArgumentException} listing the known names when absent. */
+    Partition partition(String name);
+
+    /** The first configured partition (named "default" unless configured otherwise). */
+    Partition defaultPartition();
+
+    List<String> partitionNames();
+
+    /** Samples every partition now (outside the control tick) and returns the node snapshot. */
+    NodeSnapshot sample();
+
+    /** The most recent snapshot taken by the control plane (or sampled now if none). */
+    NodeSnapshot latestSnapshot();
+
+    ControlPlane controlPlane();
+
+    /** The most recent control events, oldest first (bounded by {@code control.events.capacity}). */
+    List<ControlEvent> recentEvents();
+
+    MeterRegistry meterRegistry();
+
+    /** Whether the node runs on the priority Env (false: RocksDB's default Env). */
+    boolean priorityEnv();
+
+    @Override
+    void close();
+}

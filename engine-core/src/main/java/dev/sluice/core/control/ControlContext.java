@@ -1,0 +1,58 @@
+package dev.sluice.core.control;
+
+import com.google.common.base.Ticker;
+import dev.sluice.core.spi.AdmissionGate;
+import dev.sluice.core.spi.IoControl;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a {@link ControlLoopProvider} may use while creating its loop: its options, the partitions, the ticker, and the
+ * few hooks that must be wired once at start (admission gates). Loops never keep a reference to engine objects.
+ */
+public interface ControlContext {
+    /** This controller's options, defaults merged with the user's {@code control.<name>.*} values. */
+    Map<String, String> options();
+
+    List<String> partitions();
+
+    Ticker ticker();
+
+    /** The tick period of the control plane in nanoseconds. */
+    long tickNanos();
+
+    /** Puts a gate in front of the partition's requests; replaces the open gate. At most one gate per partition. */
+    void installAdmissionGate(String partition, AdmissionGate gate);
+
+    /** The priority Env's scheduler, when the node runs on it. */
+    Optional<IoControl> io();
+
+    /** Reads an option as a double, naming the key in the error when it is not a number or out of range. */
+    default double doubleOption(String key, double min, double max) {
+        String v = options().get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("missing option '" + key + "'");
+        }
+        double d;
+        try {
+            d = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option '" + key + "' = '" + v + "' is not a number");
+        }
+        if (!(d >= min && d <= max)) {
+            throw new IllegalArgumentException(
+                    "option '" + key + "' = " + v + " is out of range [" + min + ", " + max + "]");
+        }
+        return d;
+    }
+
+    default long longOption(String key, long min, long max) {
+        double d = doubleOption(key, min, max);
+        if (d != Math.rint(d)) {
+            throw new IllegalArgumentException(
+                    "option '" + key + "' = " + options().get(key) + " is not a whole number");
+        }
+        return (long) d;
+    }
+}

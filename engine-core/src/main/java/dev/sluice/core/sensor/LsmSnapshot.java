@@ -1,0 +1,132 @@
+package dev.sluice.core.sensor;
+
+import java.util.List;
+
+/**
+ * What one partition's LSM tree looked like at one control tick: engine-neutral, immutable, cheap to copy. Every
+ * controller reads only this (DESIGN.md §2.1). Counters named "cumulative" grow from the partition's open; the
+ * {@code *Delta} fields hold the change since the previous snapshot, over {@code intervalNanos}.
+ *
+ * @param partition partition (tenant) name, or {@code "*"} for a node aggregate
+ * @param timeNanos the control plane's ticker time when sampled
+ * @param intervalNanos time since the previous snapshot of this partition; 0 for the first one
+ * @param memtableBytes active plus not-yet-flushed immutable memtables (RocksDB {@code cur-size-all-mem-tables})
+ * @param activeMemtableBytes the active memtable only
+ * @param memtableBudgetBytes write_buffer_size × max_write_buffer_number: what the memory buffer may hold before a stall
+ * @param immutableMemtables immutable memtables waiting for flush
+ * @param writeBufferSize current write_buffer_size (ADOC's "batch size")
+ * @param maxWriteBufferNumber current max_write_buffer_number
+ * @param l0SlowdownTrigger level0_slowdown_writes_trigger
+ * @param l0StopTrigger level0_stop_writes_trigger
+ * @param levels L0..Ln, index = level number
+ * @param pendingCompactionBytes RocksDB's estimate of bytes compaction must rewrite to bring every level under target
+ * @param softPendingLimit soft_pending_compaction_bytes_limit (0 = disabled)
+ * @param hardPendingLimit hard_pending_compaction_bytes_limit (0 = disabled)
+ * @param stall current write-stall condition
+ * @param stallMicros cumulative microseconds writers spent stalled (Statistics STALL_MICROS)
+ * @param runningFlushes flushes running now
+ * @param runningCompactions compactions running now
+ * @param maxBackgroundJobs current max_background_jobs
+ * @param autoCompactionsDisabled whether automatic compactions are switched off
+ * @param flushBytes cumulative bytes written by flushes
+ * @param compactionReadBytes cumulative bytes read by compactions
+ * @param compactionWriteBytes cumulative bytes written by compactions
+ * @param walBytes cumulative bytes written to the WAL
+ * @param ops cumulative user operations
+ * @param opsDelta user operations during the interval
+ * @param io cumulative I/O per class (from the priority Env, else estimated from Statistics)
+ * @param ioDelta I/O per class during the interval
+ * @param admissionRate current admission rate in requests/s; {@code Double.POSITIVE_INFINITY} when no gate limits
+ * @param admissionQueued requests waiting in the admission queue now
+ */
+public record LsmSnapshot(
+        String partition,
+        long timeNanos,
+        long intervalNanos,
+        long memtableBytes,
+        long activeMemtableBytes,
+        long memtableBudgetBytes,
+        int immutableMemtables,
+        long writeBufferSize,
+        int maxWriteBufferNumber,
+        int l0SlowdownTrigger,
+        int l0StopTrigger,
+        List<LevelInfo> levels,
+        long pendingCompactionBytes,
+        long softPendingLimit,
+        long hardPendingLimit,
+        StallCondition stall,
+        long stallMicros,
+        int runningFlushes,
+        int runningCompactions,
+        int maxBackgroundJobs,
+        boolean autoCompactionsDisabled,
+        long flushBytes,
+        long compactionReadBytes,
+        long compactionWriteBytes,
+        long walBytes,
+        OpCounters ops,
+        OpCounters opsDelta,
+        IoStats io,
+        IoStats ioDelta,
+        double admissionRate,
+        int admissionQueued) {
+
+    public LsmSnapshot {
+        levels = List.copyOf(levels);
+    }
+
+    /** Memory-buffer watermark in [0, 1+]: memtableBytes / memtableBudgetBytes (CruiseDB's y_k). */
+    public double memtableWatermark() {
+        return memtableBudgetBytes <= 0 ? 0 : (double) memtableBytes / memtableBudgetBytes;
+    }
+
+    public int l0Files() {
+        return levels.isEmpty() ? 0 : levels.get(0).fileCount();
+    }
+
+    public long totalSstBytes() {
+        long s = 0;
+        for (LevelInfo l : levels) {
+            s += l.bytes();
+        }
+        return s;
+    }
+
+    /** Interval length in seconds (0 for the first snapshot). */
+    public double intervalSeconds() {
+        return intervalNanos / 1e9;
+    }
+
+    /** User operations per second over the interval (0 for the first snapshot). */
+    public double opsPerSecond() {
+        return intervalNanos <= 0 ? 0 : opsDelta.total() / intervalSeconds();
+    }
+
+    /**
+     * Write amplification: bytes the engine wrote (WAL + flush + compaction) per byte the user wrote, cumulative. 0 until
+     * the user wrote something.
+     */
+    public double writeAmplification() {
+        return ops.bytesWritten() <= 0
+                ? 0
+                : (double) (walBytes + flushBytes + compactionWriteBytes) / ops.bytesWritten();
+    }
+
+    /**
+     * Read amplification: bytes read from files for user requests per byte returned to the user, cumulative. Needs
+     * byte-accurate read counters (the priority Env); 0 when they are unknown or nothing was read.
+     */
+    public double readAmplification() {
+        long dev = io.get(IoClass.USER_GET).bytes() + io.get(IoClass.USER_SCAN).bytes();
+        if (io.get(IoClass.USER_GET).bytes() < 0 || ops.bytesRead() <= 0) {
+            return 0;
+        }
+        return (double) dev / ops.bytesRead();
+    }
+
+    /** True while RocksDB delays or stops writes. */
+    public boolean stalled() {
+        return stall != StallCondition.NORMAL;
+    }
+}

@@ -1,0 +1,186 @@
+package dev.sluice.core;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.sensor.LsmSnapshot;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionApiTest {
+    @TempDir
+    Path dir;
+
+    SluiceNode node;
+    Partition p;
+
+    @BeforeEach
+    void open() {
+        node = Sluice.open(SluiceConfig.builder(dir).env("default").build());
+        p = node.defaultPartition();
+    }
+
+    @AfterEach
+    void close() {
+        node.close();
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    @Test
+    void putGetDeleteRoundTrip() {
+        assertThat(p.get(b("a"))).isNull();
+        p.put(b("a"), b("1"));
+        assertThat(p.get(b("a"))).isEqualTo(b("1"));
+        p.put(b("a"), b("2"), WriteMode.SYNC);
+        assertThat(p.get(b("a"))).isEqualTo(b("2"));
+        p.delete(b("a"));
+        assertThat(p.get(b("a"))).isNull();
+        p.put(b("empty"), new byte[0]);
+        assertThat(p.get(b("empty"))).isEmpty();
+    }
+
+    @Test
+    void batchIsAppliedAtomicallyAndMultiGetKeepsOrder() {
+        p.put(b("gone"), b("x"));
+        p.write(new Batch().put(b("k1"), b("v1")).put(b("k2"), b("v2")).delete(b("gone")));
+        List<byte[]> vs = p.multiGet(List.of(b("k2"), b("missing"), b("k1"), b("gone")));
+        assertThat(vs).hasSize(4);
+        assertThat(vs.get(0)).isEqualTo(b("v2"));
+        assertThat(vs.get(1)).isNull();
+        assertThat(vs.get(2)).isEqualTo(b("v1"));
+        assertThat(vs.get(3)).isNull();
+        p.write(new Batch()); // empty batch is a no-op
+    }
+
+    @Test
+    void scanBoundsInclusiveAndExclusive() {
+        for (String k : List.of("a", "b", "c", "d", "e")) {
+            p.put(b(k), b("v" + k));
+        }
+        assertThat(keys(KeyRange.closedOpen(b("b"), b("d")))).containsExactly("b", "c");
+        assertThat(keys(KeyRange.closed(b("b"), b("d")))).containsExactly("b", "c", "d");
+        assertThat(keys(KeyRange.open(b("b"), b("d")))).containsExactly("c");
+        assertThat(keys(KeyRange.atLeast(b("d")))).containsExactly("d", "e");
+        assertThat(keys(KeyRange.greaterThan(b("d")))).containsExactly("e");
+        assertThat(keys(KeyRange.lessThan(b("b")))).containsExactly("a");
+        assertThat(keys(KeyRange.atMost(b("b")))).containsExactly("a", "b");
+        assertThat(keys(KeyRange.all())).containsExactly("a", "b", "c", "d", "e");
+        assertThat(p.scan(KeyRange.all(), 2))
+                .extracting(kv -> new String(kv.key(), UTF_8))
+                .containsExactly("a", "b");
+    }
+
+    @Test
+    void prefixScanUsesUnsignedOrder() {
+        p.put(new byte[] {1, (byte) 0xFF}, b("x"));
+        p.put(new byte[] {1, 0x00}, b("y"));
+        p.put(new byte[] {2}, b("z"));
+        List<KeyValue> r = p.scan(KeyRange.prefix(new byte[] {1}), 10);
+        assertThat(r).hasSize(2);
+        assertThat(r.get(0).key()).isEqualTo(new byte[] {1, 0});
+        assertThat(r.get(1).key()).isEqualTo(new byte[] {1, (byte) 0xFF});
+    }
+
+    private List<String> keys(KeyRange r) {
+        List<String> out = new ArrayList<>();
+        try (ScanIterator it = p.scan(r)) {
+            it.forEachRemaining(kv -> out.add(new String(kv.key(), UTF_8)));
+        }
+        return out;
+    }
+
+    @Test
+    void asyncVariantsComplete() throws Exception {
+        CompletableFuture<Void> put = p.putAsync(b("x"), b("1"), WriteMode.DEFAULT);
+        put.get();
+        assertThat(p.getAsync(b("x")).get()).isEqualTo(b("1"));
+        p.writeAsync(new Batch().put(b("y"), b("2")), WriteMode.ASYNC).get();
+        assertThat(p.multiGetAsync(List.of(b("x"), b("y"))).get()).containsExactly(b("1"), b("2"));
+        p.deleteAsync(b("x"), WriteMode.SYNC).get();
+        assertThat(p.getAsync(b("x")).get()).isNull();
+        assertThat(p.scanAsync(KeyRange.all(), 10).get()).hasSize(1);
+    }
+
+    @Test
+    void badInputIsRejectedWithNamedArgumentAndNothingIsWritten() {
+        assertThatThrownBy(() -> p.put(null, b("v")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key");
+        assertThatThrownBy(() -> p.put(b("k"), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("value");
+        assertThatThrownBy(() -> p.put(new byte[0], b("v"))).hasMessageContaining("empty");
+        byte[] bigKey = new byte[8193];
+        assertThatThrownBy(() -> p.put(bigKey, b("v"))).hasMessageContaining("limits.max.key.bytes = 8192");
+        byte[] bigValue = new byte[16 * 1024 * 1024 + 1];
+        assertThatThrownBy(() -> p.put(b("k"), bigValue)).hasMessageContaining("limits.max.value.bytes");
+        assertThatThrownBy(() -> p.write(new Batch().put(b("ok"), b("v")).put(bigKey, b("v"))))
+                .hasMessageContaining("limits.max.key.bytes");
+        assertThat(p.get(b("ok")))
+                .as("the valid element of a rejected batch was not written")
+                .isNull();
+        assertThatThrownBy(() -> p.getAsync(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> p.scan(null, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> node.partition("nope"))
+                .hasMessageContaining("no partition 'nope'")
+                .hasMessageContaining("default");
+    }
+
+    @Test
+    void closedNodeRefusesCallsAndCloseIsIdempotent() {
+        p.put(b("k"), b("v"));
+        node.close();
+        node.close();
+        assertThatThrownBy(() -> p.get(b("k")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(() -> p.putAsync(b("k"), b("v"), WriteMode.DEFAULT))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> node.partition("default")).isInstanceOf(IllegalStateException.class);
+        node = Sluice.open(SluiceConfig.builder(dir).env("default").build());
+        assertThat(node.defaultPartition().get(b("k"))).isEqualTo(b("v"));
+    }
+
+    @Test
+    void openScanIsClosedWithTheNode() {
+        p.put(b("a"), b("1"));
+        ScanIterator it = p.scan(KeyRange.all());
+        node.close();
+        assertThat(it.hasNext()).isFalse();
+        it.close();
+    }
+
+    @Test
+    void snapshotReflectsWritesAndFlushes() {
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < 2000; i++) {
+            byte[] v = new byte[1000];
+            rnd.nextBytes(v); // incompressible, so flushed bytes ≈ user bytes
+            p.put(b("key" + i), v);
+        }
+        LsmSnapshot before = node.sample().partition("default");
+        assertThat(before.memtableBytes()).isGreaterThan(1_000_000);
+        assertThat(before.memtableWatermark()).isGreaterThan(0).isLessThan(1);
+        assertThat(before.ops().puts()).isEqualTo(2000);
+        assertThat(before.writeBufferSize()).isEqualTo(64L << 20);
+        p.flush();
+        LsmSnapshot after = node.sample().partition("default");
+        assertThat(after.l0Files()).isEqualTo(1);
+        assertThat(after.levels().get(0).files()).hasSize(1);
+        assertThat(after.flushBytes()).isGreaterThan(1_000_000);
+        assertThat(after.walBytes()).isGreaterThan(2_000_000);
+        assertThat(after.writeAmplification()).isGreaterThan(1.0);
+        assertThat(after.intervalNanos()).isPositive();
+        assertThat(after.opsDelta().puts()).isZero();
+    }
+}
