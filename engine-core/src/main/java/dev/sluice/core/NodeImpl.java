@@ -122,10 +122,10 @@ final class NodeImpl implements SluiceNode {
         RocksDB.loadLibrary();
         Profile profile = Profiles.get(config.profile());
         List<ControlLoopProvider> providers = resolveControls(config);
-        prepareLayout(config.dataDir());
         StorageEnv env = openEnv(config);
         NodeImpl node;
         try {
+            prepareLayout(config.dataDir());
             node = new NodeImpl(config, registry, ticker, env);
         } catch (RuntimeException e) {
             if (env != null) {

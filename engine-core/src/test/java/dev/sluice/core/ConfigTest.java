@@ -1,0 +1,128 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaultsAreDocumented() {
+        SluiceConfig c = SluiceConfig.defaults(dir);
+        assertThat(c.partitions()).containsExactly("default");
+        assertThat(c.profile()).isEqualTo("rocksdb-default");
+        assertThat(c.controls()).isEmpty();
+        assertThat(c.tickPeriod()).isEqualTo(Duration.ofSeconds(1));
+        // Every default in OPTIONS matches the builder's default.
+        for (SluiceConfig.Option o : SluiceConfig.OPTIONS) {
+            String actual = switch (o.key()) {
+                case SluiceConfig.DATA_DIR -> "(required)";
+                case SluiceConfig.PARTITIONS -> String.join(",", c.partitions());
+                case SluiceConfig.PROFILE -> c.profile();
+                case SluiceConfig.CONTROLS -> c.controls().isEmpty() ? "(none)" : String.join(",", c.controls());
+                case SluiceConfig.TICK_PERIOD_MS -> Long.toString(c.tickPeriod().toMillis());
+                case SluiceConfig.BLOCK_CACHE_BYTES -> Long.toString(c.blockCacheBytes());
+                case SluiceConfig.WRITE_BUFFER_MANAGER_BYTES -> Long.toString(c.writeBufferManagerBytes());
+                case SluiceConfig.ENV -> c.env();
+                case SluiceConfig.MAX_KEY_BYTES -> Integer.toString(c.maxKeyBytes());
+                case SluiceConfig.MAX_VALUE_BYTES -> Integer.toString(c.maxValueBytes());
+                case SluiceConfig.SYNC_WRITES -> Boolean.toString(c.syncWrites());
+                case SluiceConfig.ASYNC_THREADS -> Integer.toString(c.asyncThreads());
+                case SluiceConfig.ASYNC_QUEUE_CAPACITY -> Integer.toString(c.asyncQueueCapacity());
+                case SluiceConfig.EVENTS_CAPACITY -> Integer.toString(c.controlEventsCapacity());
+                case SluiceConfig.EVENTS_FILE ->
+                    c.controlEventsFile().map(Path::toString).orElse("(none)");
+                default -> throw new AssertionError("option " + o.key() + " not covered by this test");
+            };
+            assertThat(actual).as(o.key()).isEqualTo(o.defaultValue());
+        }
+    }
+
+    @Test
+    void badValuesNameTheFieldTheValueAndTheRange() {
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).tickPeriod(Duration.ofMillis(5)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("tick.period.ms = 5 is out of range [10, 60000]");
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).maxKeyBytes(0))
+                .hasMessageContaining("limits.max.key.bytes = 0");
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).partitions("a", "a"))
+                .hasMessageContaining("'a' is listed twice");
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).partitions("bad name"))
+                .hasMessageContaining("'bad name'");
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).env("fast"))
+                .hasMessageContaining("env = 'fast' must be one of");
+        assertThatThrownBy(() -> SluiceConfig.builder(null)).hasMessageContaining("data.dir must be set");
+        assertThatThrownBy(() -> SluiceConfig.builder(dir)
+                        .controlOption("adoc", "k", "1")
+                        .build())
+                .hasMessageContaining("not in controls");
+    }
+
+    @Test
+    void propertiesFileLoadsAndResolvesRelativePaths() throws IOException {
+        Path f = dir.resolve("node.properties");
+        Files.writeString(
+                f,
+                String.join(
+                        "\n",
+                        "data.dir = store",
+                        "partitions = [t1, t2]",
+                        "tick.period.ms=250",
+                        "writes.sync=true",
+                        "env=default",
+                        "control.events.file=events.jsonl"));
+        SluiceConfig c = SluiceConfig.fromProperties(f);
+        assertThat(c.dataDir()).isEqualTo(dir.resolve("store"));
+        assertThat(c.partitions()).containsExactly("t1", "t2");
+        assertThat(c.tickPeriod()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.syncWrites()).isTrue();
+        assertThat(c.controlEventsFile()).contains(dir.resolve("events.jsonl"));
+    }
+
+    @Test
+    void unknownKeysAndBadValuesInAFileAreErrorsNamingFileAndKey() throws IOException {
+        Path f = dir.resolve("bad.properties");
+        Files.writeString(f, "data.dir=x\nblock.cache.size=5\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bad.properties")
+                .hasMessageContaining("unknown configuration key(s) [block.cache.size]");
+        Files.writeString(f, "data.dir=x\nwrites.sync=yes\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
+                .hasMessageContaining("writes.sync = 'yes' must be true or false");
+        Files.writeString(f, "data.dir=x\nasync.threads=many\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
+                .hasMessageContaining("async.threads = 'many' is not a whole number");
+        Files.writeString(f, "partitions=a\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f)).hasMessageContaining("data.dir must be set");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(dir.resolve("missing.properties")))
+                .hasMessageContaining("cannot read config file");
+    }
+
+    @Test
+    void unknownProfileControllerAndEnvOptionsFailAtOpenWithoutCreatingData() {
+        Path store = dir.resolve("s");
+        assertThatThrownBy(() ->
+                        Sluice.open(SluiceConfig.builder(store).profile("turbo").build()))
+                .hasMessageContaining("profile = 'turbo' is not a known profile")
+                .hasMessageContaining("rocksdb-default");
+        assertThatThrownBy(() -> Sluice.open(
+                        SluiceConfig.builder(store).controls(List.of("nope")).build()))
+                .hasMessageContaining("'nope' is not a known controller");
+        assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(store)
+                        .env("default")
+                        .envOption("device.iops", "10")
+                        .build()))
+                .hasMessageContaining("env = default");
+        assertThat(store).doesNotExist();
+    }
+}

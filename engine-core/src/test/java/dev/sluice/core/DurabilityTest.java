@@ -1,0 +1,82 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A write acknowledged with {@link WriteMode#SYNC} survives SIGKILL of the JVM: a child JVM writes and prints "ACK i"
+ * after each acknowledged put; the parent kills it with SIGKILL mid-stream, reopens the store and finds every
+ * acknowledged key.
+ */
+class DurabilityTest {
+    @TempDir
+    Path dir;
+
+    /** The child: writes key-i = value-i with SYNC forever, acknowledging each on stdout. */
+    public static final class Child {
+        public static void main(String[] args) {
+            SluiceNode node = Sluice.open(SluiceConfig.builder(Path.of(args[0]))
+                    .partitions("p1", "p2")
+                    .build());
+            System.out.println("READY");
+            System.out.flush();
+            for (int i = 0; ; i++) {
+                String p = i % 2 == 0 ? "p1" : "p2";
+                node.partition(p)
+                        .put(
+                                ("key-" + i).getBytes(StandardCharsets.UTF_8),
+                                ("value-" + i).getBytes(StandardCharsets.UTF_8),
+                                WriteMode.SYNC);
+                System.out.println("ACK " + i);
+                System.out.flush();
+            }
+        }
+    }
+
+    @Test
+    void syncWritesAcknowledgedBeforeSigkillArePresentAfterReopen() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Child.class.getName(),
+                        dir.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        int lastAck = -1;
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.startsWith("ACK ")) {
+                    lastAck = Integer.parseInt(line.substring(4));
+                    if (lastAck >= 300) {
+                        break;
+                    }
+                }
+            }
+            child.destroyForcibly(); // SIGKILL on Linux: no shutdown hooks, no close
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(child.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+        assertThat(lastAck).isGreaterThanOrEqualTo(300);
+        try (SluiceNode node =
+                Sluice.open(SluiceConfig.builder(dir).partitions("p1", "p2").build())) {
+            for (int i = 0; i <= lastAck; i++) {
+                String p = i % 2 == 0 ? "p1" : "p2";
+                assertThat(node.partition(p).get(("key-" + i).getBytes(StandardCharsets.UTF_8)))
+                        .as("acknowledged key-%d", i)
+                        .isEqualTo(("value-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+}

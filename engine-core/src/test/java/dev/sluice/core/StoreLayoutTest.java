@@ -1,0 +1,134 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Directories that are not Sluice stores, or are damaged, are refused with a clear error and left byte-identical. */
+class StoreLayoutTest {
+    @TempDir
+    Path dir;
+
+    private static SluiceConfig cfg(Path d) {
+        return SluiceConfig.builder(d).env("default").build();
+    }
+
+    @Test
+    void aNonEmptyForeignDirectoryIsRefusedAndUntouched() throws IOException {
+        Files.writeString(dir.resolve("important.txt"), "user data");
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("is not a Sluice store");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aFileInsteadOfADirectoryIsRefused() throws IOException {
+        Path f = dir.resolve("file");
+        Files.writeString(f, "x");
+        assertThatThrownBy(() -> Sluice.open(cfg(f))).hasMessageContaining("not a directory");
+    }
+
+    @Test
+    void aMarkerOfAnotherFormatIsRefused() throws IOException {
+        Files.writeString(dir.resolve("SLUICE"), "format=99\n");
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("format=99");
+    }
+
+    @Test
+    void aPartitionDirectoryWithoutCurrentIsRefusedAndUntouched() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put("k".getBytes(), "v".getBytes());
+        }
+        Files.delete(dir.resolve("partitions/default/CURRENT"));
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'default'")
+                .hasMessageContaining("no CURRENT file");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aCorruptedManifestIsReportedAndNoDataFileChanges() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 1000; i++) {
+                n.defaultPartition().put(("k" + i).getBytes(), new byte[100]);
+            }
+            n.defaultPartition().flush();
+        }
+        Path pdir = dir.resolve("partitions/default");
+        String manifest = Files.readString(pdir.resolve("CURRENT")).trim();
+        byte[] garbage = new byte[(int) Files.size(pdir.resolve(manifest))];
+        java.util.Arrays.fill(garbage, (byte) 0x5A);
+        Files.write(pdir.resolve(manifest), garbage);
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'default'")
+                .hasMessageContaining("corrupted")
+                .hasMessageContaining("did not modify");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void openingAnOpenStoreTwiceSaysItIsAlreadyOpen() {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put("k".getBytes(), "v".getBytes());
+            assertThatThrownBy(() -> Sluice.open(cfg(dir))).hasMessageContaining("already open");
+            assertThat(n.defaultPartition().get("k".getBytes())).isEqualTo("v".getBytes());
+        }
+    }
+
+    @Test
+    void partitionsOnDiskButNotConfiguredAreKept() {
+        try (SluiceNode n = Sluice.open(
+                SluiceConfig.builder(dir).env("default").partitions("a", "b").build())) {
+            n.partition("b").put("k".getBytes(), "vb".getBytes());
+        }
+        try (SluiceNode n = Sluice.open(
+                SluiceConfig.builder(dir).env("default").partitions("a").build())) {
+            assertThat(n.partitionNames()).containsExactly("a");
+        }
+        try (SluiceNode n = Sluice.open(
+                SluiceConfig.builder(dir).env("default").partitions("b").build())) {
+            assertThat(n.partition("b").get("k".getBytes())).isEqualTo("vb".getBytes());
+        }
+    }
+
+    /** File → SHA-256, excluding RocksDB's info logs (RocksDB writes its LOG before it detects corruption). */
+    static Map<String, String> hashes(Path root) throws IOException {
+        Map<String, String> m = new TreeMap<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile)::iterator) {
+                String name = p.getFileName().toString();
+                if (name.startsWith("LOG")) {
+                    continue;
+                }
+                try {
+                    m.put(
+                            root.relativize(p).toString(),
+                            HexFormat.of()
+                                    .formatHex(
+                                            MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
+                } catch (java.security.NoSuchAlgorithmException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        return m;
+    }
+}
