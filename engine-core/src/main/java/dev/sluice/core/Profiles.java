@@ -16,6 +16,7 @@ public final class Profiles {
     public static Map<String, Profile> all() {
         Map<String, Profile> m = new TreeMap<>();
         m.put(RocksDbDefaultProfile.NAME, new RocksDbDefaultProfile());
+        m.put(CruiseSpLsmProfile.NAME, new CruiseSpLsmProfile());
         for (Profile p : ServiceLoader.load(Profile.class, Profiles.class.getClassLoader())) {
             Profile prev = m.putIfAbsent(p.name(), p);
             if (prev != null && prev.getClass() != p.getClass()) {
@@ -55,6 +56,48 @@ public final class Profiles {
         @Override
         public void apply(org.rocksdb.Options options, org.rocksdb.BlockBasedTableConfig tableConfig) {
             // Deliberately nothing: RocksDB's own defaults are the baseline.
+        }
+    }
+
+    /**
+     * CruiseDB's SP-LSM tree (§VI) as far as stock RocksDB allows.
+     *
+     * <ul>
+     *   <li>Memory buffer up to 12 memtables (§VI-B-2): {@code max_write_buffer_number = 12} at the default 64 MiB
+     *       write_buffer_size (768 MiB, the paper's "0.75 GB"), {@code min_write_buffer_number_to_merge = 1}.
+     *   <li>L0 as a transit stage (§VI-A), an <b>approximation</b>: RocksDB cannot write a memtable straight into L1, so
+     *       every flush still lands in L0, but {@code level0_file_num_compaction_trigger = 1} makes each flushed file
+     *       eligible for L0→L1 compaction at once, and the L0 slowdown/stop triggers are raised to 100/200 so L0 alone
+     *       practically never stalls writes (admission is what keeps inflow within capacity, as in the paper). Flush
+     *       I/O therefore still exists (the paper's Theorem VI.1 removes it), and L0 holds a few files between a flush
+     *       and its compaction.
+     *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
+     * </ul>
+     */
+    static final class CruiseSpLsmProfile implements Profile {
+        static final String NAME = "cruise-sp-lsm";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public String description() {
+            return "CruiseDB SP-LSM (§VI), approximated on stock RocksDB: up to 12 memtables of 64 MiB; L0 as a transit"
+                    + " stage (every flushed file compacts into L1 at once: L0 compaction trigger 1, L0 slowdown/stop 100/200,"
+                    + " so L0 never stalls but flushes still write L0 files); 4 background jobs, 2 subcompactions.";
+        }
+
+        @Override
+        public void apply(org.rocksdb.Options o, org.rocksdb.BlockBasedTableConfig t) {
+            o.setMaxWriteBufferNumber(12)
+                    .setMinWriteBufferNumberToMerge(1)
+                    .setLevel0FileNumCompactionTrigger(1)
+                    .setLevel0SlowdownWritesTrigger(100)
+                    .setLevel0StopWritesTrigger(200)
+                    .setMaxBackgroundJobs(4)
+                    .setMaxSubcompactions(2);
         }
     }
 }

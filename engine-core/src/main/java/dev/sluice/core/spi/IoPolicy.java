@@ -1,0 +1,203 @@
+package dev.sluice.core.spi;
+
+import dev.sluice.core.sensor.IoClass;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How the priority Env arbitrates I/O between classes at node level (DESIGN.md §3.3). Classes are grouped into tiers
+ * 0..{@value #MAX_TIERS}-1 (0 = most urgent); a policy decides which tier's waiting I/O goes next when the node budget
+ * (or, for strict priority without a budget, the device) is contended. Set through {@link IoControl#setPolicy}.
+ *
+ * <p>Values are immutable; constructors validate and name the bad field. The factories give the papers' settings:
+ * {@link #cruiseDb}, {@link #flexEngineNode} and {@link #calcspar}.
+ */
+public sealed interface IoPolicy
+        permits IoPolicy.PassThrough, IoPolicy.StrictPriority, IoPolicy.WeightedFair, IoPolicy.TimeWindows {
+    int MAX_TIERS = 4;
+
+    /** Tier of every class (empty for {@link PassThrough}). */
+    Map<IoClass, Integer> tiers();
+
+    /** No node-level arbitration: only per-class caps ({@link IoControl#setClassLimit}) apply. */
+    record PassThrough() implements IoPolicy {
+        @Override
+        public Map<IoClass, Integer> tiers() {
+            return Map.of();
+        }
+    }
+
+    /**
+     * Strict priority with an anti-starvation bound (CruiseDB §VII): a tier's I/O goes only when no more urgent tier
+     * has I/O waiting — and, without a node budget, none in flight — unless it has waited {@code starvationBound}.
+     *
+     * @param starvationBound longest wait before a lower tier goes regardless of priority; zero disables the bound
+     * @param budget node token rate; {@link NodeBudget#UNLIMITED} means "priority by in-flight I/O" as described
+     */
+    record StrictPriority(Map<IoClass, Integer> tiers, Duration starvationBound, NodeBudget budget)
+            implements IoPolicy {
+        public StrictPriority {
+            tiers = checkTiers(tiers);
+            checkNonNegative("starvationBound", starvationBound);
+            if (budget == null) {
+                throw new IllegalArgumentException("budget must not be null (use NodeBudget.UNLIMITED)");
+            }
+        }
+    }
+
+    /**
+     * Weighted fair sharing of a node budget (FlexEngine §4.2.3): tier 0 strict when {@code strictTopTier}, the other
+     * tiers share what is left in proportion to {@code weights} (start-time fair queueing on bytes when the budget has
+     * a byte rate, else on I/O units). Without a budget nothing is contended and every I/O goes at once.
+     *
+     * @param weights one positive weight per tier, index = tier
+     */
+    record WeightedFair(Map<IoClass, Integer> tiers, List<Double> weights, boolean strictTopTier, NodeBudget budget)
+            implements IoPolicy {
+        public WeightedFair {
+            tiers = checkTiers(tiers);
+            weights = List.copyOf(weights);
+            if (weights.isEmpty() || weights.size() > MAX_TIERS) {
+                throw new IllegalArgumentException("weights must have 1.." + MAX_TIERS + " entries, got " + weights);
+            }
+            for (double w : weights) {
+                if (!(w > 0) || Double.isInfinite(w)) {
+                    throw new IllegalArgumentException("weights must be positive and finite, got " + weights);
+                }
+            }
+            for (Map.Entry<IoClass, Integer> e : tiers.entrySet()) {
+                if (e.getValue() >= weights.size()) {
+                    throw new IllegalArgumentException("tiers: " + e.getKey() + " is in tier " + e.getValue()
+                            + " but weights has only " + weights.size() + " entries");
+                }
+            }
+            if (budget == null) {
+                throw new IllegalArgumentException("budget must not be null (use NodeBudget.UNLIMITED)");
+            }
+        }
+    }
+
+    /**
+     * Calcspar's congestion-aware allocator (§4.1–4.2): {@code paidIops} tokens per second, refreshed each second; tier
+     * 0 may take tokens during the whole second, tier q &gt; 0 only from {@code 1 − max(minWindowFraction,
+     * allocated_q / paidIops)} of the second on, where {@code allocated_q} is what tier q was granted in the previous
+     * second. An I/O costs one token per I/O unit (the device's {@code io.unit}, 256 KiB by default).
+     *
+     * @param starvationBound optional bound after which a waiting lower tier ignores its window (zero = none, as in
+     *     the paper)
+     */
+    record TimeWindows(Map<IoClass, Integer> tiers, double paidIops, double minWindowFraction, Duration starvationBound)
+            implements IoPolicy {
+        public TimeWindows {
+            tiers = checkTiers(tiers);
+            if (!(paidIops > 0) || Double.isInfinite(paidIops)) {
+                throw new IllegalArgumentException("paidIops must be positive and finite, got " + paidIops);
+            }
+            if (!(minWindowFraction >= 0 && minWindowFraction <= 1)) {
+                throw new IllegalArgumentException("minWindowFraction must be in [0, 1], got " + minWindowFraction);
+            }
+            checkNonNegative("starvationBound", starvationBound);
+        }
+    }
+
+    /**
+     * The node's token rate: I/O units per second and/or bytes per second; a value ≤ 0 or infinite means no limit on
+     * that dimension.
+     */
+    record NodeBudget(double opsPerSecond, double bytesPerSecond) {
+        public static final NodeBudget UNLIMITED = new NodeBudget(0, 0);
+
+        public NodeBudget {
+            if (Double.isNaN(opsPerSecond) || Double.isNaN(bytesPerSecond)) {
+                throw new IllegalArgumentException("NodeBudget rates must not be NaN");
+            }
+        }
+
+        public boolean isLimited() {
+            return (opsPerSecond > 0 && !Double.isInfinite(opsPerSecond))
+                    || (bytesPerSecond > 0 && !Double.isInfinite(bytesPerSecond));
+        }
+    }
+
+    static IoPolicy passThrough() {
+        return new PassThrough();
+    }
+
+    /** CruiseDB §VII: user requests + WAL first, then flush and L0 compaction, then every other compaction. */
+    static StrictPriority cruiseDb(Duration starvationBound) {
+        return new StrictPriority(
+                tierMap(
+                        List.of(IoClass.WAL, IoClass.USER_GET, IoClass.USER_SCAN, IoClass.META),
+                        List.of(IoClass.FLUSH, IoClass.COMPACTION_L0)),
+                starvationBound,
+                NodeBudget.UNLIMITED);
+    }
+
+    /** FlexEngine node level: foreground strict, flush:compaction 10:1, node token rate = device bandwidth. */
+    static WeightedFair flexEngineNode(double deviceBytesPerSecond) {
+        return new WeightedFair(
+                tierMap(
+                        List.of(IoClass.WAL, IoClass.USER_GET, IoClass.USER_SCAN, IoClass.META),
+                        List.of(IoClass.FLUSH)),
+                List.of(1.0, 10.0, 1.0),
+                true,
+                new NodeBudget(0, deviceBytesPerSecond));
+    }
+
+    /**
+     * Calcspar: high = user I/O, WAL, metadata, flush and L0 compaction; medium = compactions into L1/L2; low = deeper
+     * compactions and prefetch (§4.2, §4.4). Minimum window 10 % of a second, no starvation bound.
+     */
+    static TimeWindows calcspar(double paidIops) {
+        return new TimeWindows(
+                tierMap(
+                        List.of(
+                                IoClass.WAL,
+                                IoClass.USER_GET,
+                                IoClass.USER_SCAN,
+                                IoClass.META,
+                                IoClass.FLUSH,
+                                IoClass.COMPACTION_L0),
+                        List.of(IoClass.COMPACTION_HIGH)),
+                paidIops,
+                0.1,
+                Duration.ZERO);
+    }
+
+    /** Tier 0 = {@code tier0}, tier 1 = {@code tier1}, every other class tier 2. */
+    static Map<IoClass, Integer> tierMap(List<IoClass> tier0, List<IoClass> tier1) {
+        EnumMap<IoClass, Integer> m = new EnumMap<>(IoClass.class);
+        for (IoClass c : IoClass.values()) {
+            m.put(c, tier0.contains(c) ? 0 : tier1.contains(c) ? 1 : 2);
+        }
+        return m;
+    }
+
+    private static Map<IoClass, Integer> checkTiers(Map<IoClass, Integer> tiers) {
+        if (tiers == null) {
+            throw new IllegalArgumentException("tiers must not be null");
+        }
+        EnumMap<IoClass, Integer> m = new EnumMap<>(IoClass.class);
+        for (IoClass c : IoClass.values()) {
+            Integer t = tiers.get(c);
+            if (t == null) {
+                throw new IllegalArgumentException("tiers: no tier for " + c + " (every IoClass needs one)");
+            }
+            if (t < 0 || t >= MAX_TIERS) {
+                throw new IllegalArgumentException(
+                        "tiers: " + c + " -> " + t + " is out of range 0.." + (MAX_TIERS - 1));
+            }
+            m.put(c, t);
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static void checkNonNegative(String field, Duration d) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException(field + " must be a non-negative duration, got " + d);
+        }
+    }
+}
