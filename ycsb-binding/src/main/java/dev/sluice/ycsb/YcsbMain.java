@@ -1,0 +1,276 @@
+package dev.sluice.ycsb;
+
+import dev.sluice.core.SluiceConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import site.ycsb.Client;
+
+/**
+ * {@code sluice ycsb load|run -P <workload> [-P <file> ...] [-p key=value ...] [-threads N] [-target R] [-s] [-l label]}
+ *
+ * <p>Runs the real YCSB {@link Client} with {@code -db dev.sluice.ycsb.SluiceClient} filled in:
+ *
+ * <ul>
+ *   <li>{@code load} = YCSB {@code -load}, {@code run} = YCSB {@code -t}.
+ *   <li>{@code -P workloada} … {@code workloadf} name the workload files shipped in this jar (extracted to a temporary
+ *       file); any other value is a path. An existing file of that name wins over a shipped workload.
+ *   <li>The data directory ({@code sluice.dir}, default {@code ycsb-data/} in the working directory) is kept, so {@code
+ *       run} finds what {@code load} wrote.
+ *   <li>With a target rate ({@code -target R} or {@code target=R}) and no {@code measurement.interval} given, adds
+ *       {@code measurement.interval=intended}: latencies are measured from each operation's intended start time, so a
+ *       stall shows up in the latencies instead of being hidden by coordinated omission.
+ * </ul>
+ *
+ * The binding properties are validated and the engine is opened before YCSB starts, so a bad property or an unusable
+ * store fails at once with one clear message (exit status 2 for usage and property errors, 1 when the store cannot be
+ * opened). After that the exit status is YCSB's: {@code Client} exits 0 even when operations failed — check the {@code
+ * Return=} lines of its report.
+ */
+public final class YcsbMain {
+    static final String DB_CLASS = SluiceClient.class.getName();
+    static final List<String> SHIPPED_WORKLOADS =
+            List.of("workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf");
+    static final String LOGBACK_CONFIG = "sluice-ycsb-logback.xml";
+
+    static final String USAGE = String.join(
+            "\n",
+            "usage: sluice ycsb load|run -P <workload> [-P <file> ...] [-p key=value ...] [-threads N] [-target R] [-s]"
+                    + " [-l label]",
+            "  <workload>   workloada..workloadf (shipped, YCSB core workloads A-F) or a workload file path",
+            "  -p k=v       a YCSB or binding property; later wins over -P files",
+            "  -threads N   client threads (default 1)",
+            "  -target R    offered rate in ops/s; latency is then measured from the intended start time",
+            "  -s           print status every status.interval seconds (default 10) to stderr",
+            "binding properties (-p sluice.<name>=...):",
+            optionLines(),
+            "The data directory is kept between load and run. Example:",
+            "  sluice ycsb load -P workloada -p recordcount=100000 -threads 2",
+            "  sluice ycsb run  -P workloada -p operationcount=200000 -threads 4 -target 20000");
+
+    private YcsbMain() {}
+
+    /** A parsed command line: what to pass to YCSB's Client, and the properties it will see. */
+    record Launch(boolean load, List<String> ycsbArgs, Properties effective, boolean intendedLatency) {}
+
+    /** A command-line mistake; the message says what and how to fix it. */
+    static final class UsageException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    public static void main(String[] args) {
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", LOGBACK_CONFIG);
+        }
+        if (args.length == 0 || List.of("help", "-h", "-help", "--help").contains(args[0])) {
+            System.out.println(USAGE);
+            System.exit(args.length == 0 ? 2 : 0);
+        }
+        Path cwd = Path.of("");
+        Launch launch;
+        SluiceConfig config;
+        try {
+            launch = parse(args, cwd);
+            config = BindingProperties.toSluiceConfig(launch.effective(), cwd);
+        } catch (RuntimeException e) {
+            System.err.println("sluice ycsb: " + e.getMessage());
+            System.err.println("(run `sluice ycsb help` for usage)");
+            System.exit(2);
+            return;
+        }
+        SharedNode held;
+        try {
+            held = SharedNode.acquire(config);
+        } catch (RuntimeException e) {
+            System.err.println("sluice ycsb: cannot open the store at " + config.dataDir() + ": " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        System.err.printf(
+                "sluice ycsb %s: data dir %s (%s), partitions %d, profile %s, controls %s, sync %s, latency from %s%n",
+                launch.load() ? "load" : "run",
+                config.dataDir(),
+                held.loadedBefore() ? "existing store" : "new store",
+                config.partitions().size(),
+                config.profile(),
+                config.controls(),
+                config.syncWrites(),
+                launch.intendedLatency() ? "intended start (measurement.interval=intended)" : "actual start");
+        if (!launch.load() && !held.loadedBefore()) {
+            System.err.println("sluice ycsb: warning: nothing was loaded into " + config.dataDir()
+                    + " yet; reads will return NOT_FOUND. Run `sluice ycsb load` with the same workload first.");
+        }
+        // Client.main ends with System.exit: this hook drops our reference, which closes the engine cleanly once
+        // YCSB's client threads (which joined already) have dropped theirs.
+        Runtime.getRuntime().addShutdownHook(new Thread(held::release, "sluice-ycsb-close"));
+        try {
+            Client.main(launch.ycsbArgs().toArray(String[]::new)); // ends with System.exit
+        } catch (RuntimeException e) { // e.g. a malformed YCSB property: do not leave the JVM hanging on the engine
+            System.err.println("sluice ycsb: YCSB failed: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /** Parses the launcher's command line (first word load|run) into YCSB Client arguments. */
+    static Launch parse(String[] args, Path cwd) {
+        if (args.length == 0) {
+            throw new UsageException("missing command: load or run");
+        }
+        boolean load = switch (args[0]) {
+            case "load" -> true;
+            case "run" -> false;
+            default -> throw new UsageException("unknown command '" + args[0] + "': expected load or run");
+        };
+        List<String> out = new ArrayList<>(List.of(load ? "-load" : "-t", "-db", DB_CLASS));
+        Properties fileProps = new Properties();
+        Properties cliProps = new Properties();
+        for (int i = 1; i < args.length; i++) {
+            String opt = args[i];
+            switch (opt) {
+                case "-P" -> {
+                    Path file = resolveWorkload(value(args, ++i, opt), cwd);
+                    fileProps.putAll(readProperties(file));
+                    out.add("-P");
+                    out.add(file.toString());
+                }
+                case "-p" -> {
+                    String kv = value(args, ++i, opt);
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new UsageException("-p expects key=value, got '" + kv + "'");
+                    }
+                    cliProps.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
+                    out.add("-p");
+                    out.add(kv);
+                }
+                case "-threads" -> {
+                    String n = value(args, ++i, opt);
+                    positiveInt(n, opt);
+                    cliProps.setProperty(Client.THREAD_COUNT_PROPERTY, n);
+                    out.add(opt);
+                    out.add(n);
+                }
+                case "-target" -> {
+                    String n = value(args, ++i, opt);
+                    positiveInt(n, opt);
+                    cliProps.setProperty(Client.TARGET_PROPERTY, n);
+                    out.add(opt);
+                    out.add(n);
+                }
+                case "-l" -> {
+                    out.add(opt);
+                    out.add(value(args, ++i, opt));
+                }
+                case "-s" -> out.add(opt);
+                case "-db" ->
+                    throw new UsageException("-db is fixed to " + DB_CLASS
+                            + " by this launcher; run site.ycsb.Client directly for others");
+                case "-load", "-t" ->
+                    throw new UsageException(opt + " is implied by the command: use `load` or `run` as the first word");
+                default -> throw new UsageException("unknown option '" + opt + "'");
+            }
+        }
+        Properties effective = new Properties();
+        effective.putAll(fileProps);
+        effective.putAll(cliProps);
+        if (effective.getProperty(Client.WORKLOAD_PROPERTY) == null) {
+            throw new UsageException("no workload given: add -P workloada (shipped: " + SHIPPED_WORKLOADS
+                    + ") or -P <file>, or -p workload=<class>");
+        }
+        String target = effective.getProperty(Client.TARGET_PROPERTY, "0").trim();
+        boolean targeted;
+        try {
+            targeted = Integer.parseInt(target) > 0;
+        } catch (NumberFormatException e) {
+            throw new UsageException("target = '" + target + "' is not a whole number of operations per second");
+        }
+        boolean intended;
+        String interval = effective.getProperty("measurement.interval");
+        if (targeted && interval == null) {
+            out.add("-p");
+            out.add("measurement.interval=intended");
+            effective.setProperty("measurement.interval", "intended");
+            intended = true;
+        } else {
+            intended = "intended".equals(interval) || "both".equals(interval);
+        }
+        return new Launch(load, List.copyOf(out), effective, intended);
+    }
+
+    /** A path to an existing file, or one of the shipped workloads extracted to a temporary file. */
+    static Path resolveWorkload(String name, Path cwd) {
+        Path path = cwd.resolve(name);
+        if (Files.isRegularFile(path)) {
+            return path.toAbsolutePath();
+        }
+        String shipped = name.toLowerCase(Locale.ROOT);
+        if (!SHIPPED_WORKLOADS.contains(shipped)) {
+            throw new UsageException(
+                    "workload '" + name + "' is neither a file nor a shipped workload " + SHIPPED_WORKLOADS);
+        }
+        try (InputStream in = YcsbMain.class.getResourceAsStream("/workloads/" + shipped)) {
+            if (in == null) {
+                throw new IllegalStateException("shipped workload /workloads/" + shipped + " missing from the jar");
+            }
+            Path tmp = Files.createTempFile("sluice-ycsb-" + shipped + "-", ".properties");
+            tmp.toFile().deleteOnExit();
+            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            return tmp;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot extract workload " + shipped + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Properties readProperties(Path file) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
+            p.load(r); // ISO-8859-1: what YCSB's Client uses (Properties.load(InputStream))
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UsageException("cannot read workload file " + file + ": " + e.getMessage());
+        }
+        return p;
+    }
+
+    private static String value(String[] args, int i, String opt) {
+        if (i >= args.length) {
+            throw new UsageException(opt + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static void positiveInt(String v, String opt) {
+        int n;
+        try {
+            n = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(opt + " expects a whole number, got '" + v + "'");
+        }
+        if (n <= 0) {
+            throw new UsageException(opt + " must be positive, got " + n);
+        }
+    }
+
+    private static String optionLines() {
+        StringBuilder sb = new StringBuilder();
+        for (BindingProperties.Option o : BindingProperties.OPTIONS) {
+            if (sb.length() > 0) {
+                sb.append('\n');
+            }
+            sb.append(String.format("  %-36s default %s", o.key(), o.defaultValue()));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,172 @@
+package dev.sluice.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class YcsbMainTest {
+    @TempDir
+    Path cwd;
+
+    private YcsbMain.Launch parse(String... args) {
+        return YcsbMain.parse(args, cwd);
+    }
+
+    // ---- command line translation ----
+
+    @Test
+    void loadAndRunMapToYcsbPhasesWithTheSluiceDb() {
+        assertThat(parse("load", "-P", "workloada").ycsbArgs())
+                .startsWith("-load", "-db", "dev.sluice.ycsb.SluiceClient", "-P");
+        assertThat(parse("run", "-P", "workloada").ycsbArgs()).startsWith("-t", "-db", "dev.sluice.ycsb.SluiceClient");
+        YcsbMain.Launch l =
+                parse("run", "-P", "workloadb", "-p", "sluice.partitions=2", "-threads", "3", "-s", "-l", "x");
+        assertThat(l.ycsbArgs())
+                .endsWith("-p", "sluice.partitions=2", "-threads", "3", "-s", "-l", "x")
+                .doesNotContain("measurement.interval=intended");
+        assertThat(l.effective().getProperty("sluice.partitions")).isEqualTo("2");
+        assertThat(l.effective().getProperty("threadcount")).isEqualTo("3");
+        assertThat(l.effective().getProperty("readproportion")).isEqualTo("0.95"); // from workloadb
+        assertThat(l.intendedLatency()).isFalse();
+    }
+
+    @Test
+    void shippedWorkloadsAreExtractedAndFilesWin() throws IOException {
+        for (String w : YcsbMain.SHIPPED_WORKLOADS) {
+            Path p = Path.of(parse("load", "-P", w).ycsbArgs().get(4));
+            assertThat(Files.readString(p, StandardCharsets.ISO_8859_1))
+                    .contains("workload=site.ycsb.workloads.CoreWorkload");
+        }
+        Files.writeString(cwd.resolve("workloada"), "workload=site.ycsb.workloads.CoreWorkload\nrecordcount=7\n");
+        YcsbMain.Launch l = parse("load", "-P", "workloada");
+        assertThat(l.ycsbArgs().get(4))
+                .isEqualTo(cwd.resolve("workloada").toAbsolutePath().toString());
+        assertThat(l.effective().getProperty("recordcount")).isEqualTo("7");
+    }
+
+    @Test
+    void aTargetRateMeasuresFromTheIntendedStart() throws IOException {
+        YcsbMain.Launch l = parse("run", "-P", "workloada", "-target", "500");
+        assertThat(l.ycsbArgs()).containsSubsequence("-target", "500").endsWith("-p", "measurement.interval=intended");
+        assertThat(l.intendedLatency()).isTrue();
+
+        Files.writeString(cwd.resolve("w"), "workload=site.ycsb.workloads.CoreWorkload\ntarget=100\n");
+        assertThat(parse("run", "-P", "w").ycsbArgs()).endsWith("-p", "measurement.interval=intended");
+
+        // the user's choice wins
+        YcsbMain.Launch both = parse("run", "-P", "workloada", "-target", "500", "-p", "measurement.interval=both");
+        assertThat(both.ycsbArgs()).doesNotContain("measurement.interval=intended");
+        assertThat(both.intendedLatency()).isTrue();
+        assertThat(parse("run", "-P", "workloada", "-target", "5", "-p", "measurement.interval=op")
+                        .intendedLatency())
+                .isFalse();
+    }
+
+    @Test
+    void usageErrorsSayWhatIsWrong() {
+        assertThatThrownBy(() -> parse("bench")).hasMessageContaining("unknown command 'bench'");
+        assertThatThrownBy(() -> parse("load")).hasMessageContaining("no workload given");
+        assertThatThrownBy(() -> parse("load", "-P")).hasMessageContaining("-P needs a value");
+        assertThatThrownBy(() -> parse("load", "-P", "workloadz"))
+                .hasMessageContaining("workload 'workloadz' is neither a file nor a shipped workload")
+                .hasMessageContaining("workloadf");
+        assertThatThrownBy(() -> parse("load", "-P", "workloada", "-db", "site.ycsb.BasicDB"))
+                .hasMessageContaining("-db is fixed");
+        assertThatThrownBy(() -> parse("run", "-P", "workloada", "-load")).hasMessageContaining("implied");
+        assertThatThrownBy(() -> parse("run", "-P", "workloada", "-threads", "0"))
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> parse("run", "-P", "workloada", "-target", "fast"))
+                .hasMessageContaining("whole number");
+        assertThatThrownBy(() -> parse("run", "-P", "workloada", "-p", "novalue"))
+                .hasMessageContaining("key=value");
+        assertThatThrownBy(() -> parse("run", "-P", "workloada", "--verbose")).hasMessageContaining("unknown option");
+    }
+
+    // ---- the real launcher in a child JVM: exit codes, output, data kept between load and run ----
+
+    private record Result(int exit, String out, String err) {}
+
+    private Result launch(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                YcsbMain.class.getName()));
+        cmd.addAll(List.of(args));
+        Path out = cwd.resolve("stdout.txt"), err = cwd.resolve("stderr.txt");
+        Process p = new ProcessBuilder(cmd)
+                .directory(cwd.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("launcher did not finish in 60 s: " + Files.readString(err));
+        }
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Test
+    void loadThenRunThroughTheLauncherKeepsTheData() throws Exception {
+        Result load =
+                launch("load", "-P", "workloada", "-p", "recordcount=300", "-p", "dataintegrity=true", "-threads", "2");
+        assertThat(load.exit()).as(load.err()).isZero();
+        assertThat(load.out()).contains("[INSERT], Operations, 300").contains("[INSERT], Return=OK, 300");
+        assertThat(load.err())
+                .contains(
+                        "sluice ycsb load: data dir " + cwd.resolve("ycsb-data").toRealPath())
+                .contains("(new store)");
+        assertThat(cwd.resolve("ycsb-data")).isDirectory();
+
+        Result run = launch(
+                "run",
+                "-P",
+                "workloadc",
+                "-p",
+                "recordcount=300",
+                "-p",
+                "operationcount=400",
+                "-p",
+                "dataintegrity=true",
+                "-threads",
+                "2",
+                "-target",
+                "4000");
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.err()).contains("(existing store)").contains("latency from intended start");
+        // every read found the loaded record and CoreWorkload verified its values
+        assertThat(run.out())
+                .contains("[READ], Return=OK, 400")
+                .contains("[VERIFY], Return=OK, 400")
+                .doesNotContain("NOT_FOUND")
+                .doesNotContain("UNEXPECTED_STATE");
+    }
+
+    @Test
+    void badPropertiesAndUnusableStoresFailBeforeYcsbStarts() throws Exception {
+        Result bad = launch("load", "-P", "workloada", "-p", "sluice.partitions=zero");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("sluice ycsb: sluice.partitions = 'zero': not a whole number");
+        assertThat(bad.out()).doesNotContain("[OVERALL]");
+
+        Files.createDirectories(cwd.resolve("ycsb-data"));
+        Files.writeString(cwd.resolve("ycsb-data/unrelated.txt"), "not a store");
+        Result notAStore = launch("run", "-P", "workloada");
+        assertThat(notAStore.exit()).isEqualTo(1);
+        assertThat(notAStore.err()).contains("cannot open the store at").contains("is not a Sluice store");
+
+        Result usage = launch("help");
+        assertThat(usage.exit()).isZero();
+        assertThat(usage.out()).contains("usage: sluice ycsb load|run").contains("sluice.partitions");
+    }
+}
