@@ -81,10 +81,19 @@ public sealed interface IoPolicy
     }
 
     /**
-     * Calcspar's congestion-aware allocator (§4.1–4.2): {@code paidIops} tokens per second, refreshed each second; tier
-     * 0 may take tokens during the whole second, tier q &gt; 0 only from {@code 1 − max(minWindowFraction,
-     * allocated_q / paidIops)} of the second on, where {@code allocated_q} is what tier q was granted in the previous
-     * second. An I/O costs one token per I/O unit (the device's {@code io.unit}, 256 KiB by default).
+     * Calcspar's congestion-aware allocator (§4.1–4.2): {@code paidIops} tokens per second, refreshed each second and
+     * never carried over. Tier 0 may take tokens during the whole second. Tier q &gt; 0 waits for its window, which
+     * opens at {@code min(1 − minWindowFraction, D_q / paidIops)} of the second, {@code D_q} being the I/O units the more
+     * urgent tiers asked for in the previous second (tail-aligned nested windows; the paper's example [0,1), [0.7,1),
+     * [0.9,1) is high = 70 %, high + medium = 90 % of the paid IOPS); inside its window it takes only tokens beyond
+     * {@code (1 − elapsed fraction) · D_q}, what the more urgent tiers are expected to need for the rest of the second.
+     * An I/O costs one token per I/O unit (the device's {@code io.unit}, 256 KiB by default).
+     *
+     * <p>Approximation note: the paper gives the window size as allocated/paid without saying whose allocation; DESIGN.md
+     * reads it as "start at 1 − allocated/paid". With a queue's own allocation a busy low queue widens its own window,
+     * and with any window alone a low queue drains the second's remaining tokens the moment its window opens, so later
+     * top-tier I/O finds none (both measured in SchedulerTest's scenario: the low queue took 97 % of the tokens).
+     * Deriving windows from the more urgent tiers' demand and reserving their pro-rata need fixes both.
      *
      * @param starvationBound optional bound after which a waiting lower tier ignores its window (zero = none, as in
      *     the paper)

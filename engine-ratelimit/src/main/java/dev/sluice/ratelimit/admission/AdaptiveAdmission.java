@@ -1,0 +1,237 @@
+package dev.sluice.ratelimit.admission;
+
+import dev.sluice.core.control.Action;
+import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.sensor.LevelInfo;
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.NodeSnapshot;
+import dev.sluice.core.sensor.OpCounters;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * CruiseDB's adaptive admission controller (§V-A, §V-B, Eq. 2 and Eq. 3), one independent loop per partition.
+ *
+ * <h2>Phases</h2>
+ *
+ * <ol>
+ *   <li><b>Warm-up.</b> The gate is open; the controller measures the mean in-scope throughput for {@code warmup.seconds}
+ *       ("the initial value of t_k can be set to the average throughput practically measured in the initial phase
+ *       without an admission"), then sets {@code t_0} to it. {@code initial.rate > 0} skips the measurement. If the
+ *       watermark reaches {@code watermark.high} during warm-up, warm-up ends at once.
+ *   <li><b>Feedback</b> (y_k &lt; y_h): {@code e_k = y_k − target}; {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k −
+ *       e_{k−1}))} (Eq. 2), with y_k the memtable watermark.
+ *   <li><b>Conservative</b> (y_k ≥ y_h): {@code t_k = T_c} from Eq. 3 ({@link ConservativeRate}) using the read/write
+ *       shares and request sizes of the last interval, the snapshot's read and write amplification, and the device
+ *       throughput from the options ({@code device.read.mbps}, {@code device.write.mbps}: the emulated device's model or a
+ *       calibration). Without a device model, T_c falls back to halving the rate — stated here because the paper assumes
+ *       a calibration table.
+ * </ol>
+ *
+ * <h2>Sluice's additions (not in the paper)</h2>
+ *
+ * <ul>
+ *   <li>Bounds: {@code t_k ≥ min.rate}; and when demand stays below the limit (the gate is not binding, so a low
+ *       watermark says nothing about capacity), {@code t_k ≤ max.rate.factor × max(t_0, measured demand)} so the limit
+ *       cannot drift towards infinity during a lull and then admit a flood.
+ *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
+ *   <li>Read amplification: measured by the priority Env in bytes; when unknown, estimated as {@code 1 + L0 files +
+ *       non-empty levels} (one probe per sorted run).
+ *   <li>An action is emitted only when the rate moves by more than {@code change.threshold} (relative) or the mode
+ *       changes, so the event log shows decisions rather than noise.
+ * </ul>
+ *
+ * <p>Pure: no clock, no threads, no engine; time arrives as {@code nowNanos}. Not thread-safe (the control plane calls it
+ * from one thread).
+ */
+public final class AdaptiveAdmission implements ControlLoop {
+    /** Options, validated by the provider. */
+    public record Settings(
+            double k1,
+            double k2,
+            double targetWatermark,
+            double highWatermark,
+            double initialRate,
+            long warmupNanos,
+            double minRate,
+            double maxRateFactor,
+            double deviceReadBytesPerSecond,
+            double deviceWriteBytesPerSecond,
+            AdmissionScope scope,
+            double changeThreshold) {}
+
+    public enum Mode {
+        WARMUP,
+        FEEDBACK,
+        CONSERVATIVE
+    }
+
+    /** Per-partition state; exposed read-only for tests and status pages. */
+    public static final class State {
+        Mode mode = Mode.WARMUP;
+        long warmupStart = Long.MIN_VALUE;
+        long warmupOps;
+        long warmupNanos;
+        double t0;
+        double rate = Double.POSITIVE_INFINITY;
+        double applied = Double.POSITIVE_INFINITY;
+        double previousError;
+        double demandEwma;
+
+        public Mode mode() {
+            return mode;
+        }
+
+        public double rate() {
+            return rate;
+        }
+
+        public double initialRate() {
+            return t0;
+        }
+    }
+
+    private final String name;
+    private final Settings s;
+    private final Map<String, State> states = new HashMap<>();
+
+    public AdaptiveAdmission(String name, Settings settings) {
+        this.name = name;
+        this.s = settings;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    public State state(String partition) {
+        return states.get(partition);
+    }
+
+    @Override
+    public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
+        List<Action> out = new ArrayList<>();
+        for (LsmSnapshot ls : snapshot.partitions().values()) {
+            State st = states.computeIfAbsent(ls.partition(), k -> new State());
+            Action a = step(ls, st);
+            if (a != null) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    private long inScope(OpCounters c) {
+        return s.scope() == AdmissionScope.ALL ? c.total() : c.writes();
+    }
+
+    private Action step(LsmSnapshot ls, State st) {
+        if (ls.intervalNanos() <= 0) {
+            return null; // first snapshot: no rates yet
+        }
+        double demand = inScope(ls.opsDelta()) / ls.intervalSeconds();
+        st.demandEwma = st.demandEwma == 0 ? demand : 0.7 * st.demandEwma + 0.3 * demand;
+        double y = ls.memtableWatermark();
+        Mode before = st.mode;
+        String reason;
+        if (st.mode == Mode.WARMUP) {
+            if (s.initialRate() > 0) {
+                st.t0 = s.initialRate();
+                reason = "t_0 = initial.rate";
+            } else {
+                st.warmupOps += inScope(ls.opsDelta());
+                st.warmupNanos += ls.intervalNanos();
+                boolean done = st.warmupNanos >= s.warmupNanos() || y >= s.highWatermark();
+                if (!done) {
+                    return null;
+                }
+                st.t0 = Math.max(s.minRate(), st.warmupOps / (st.warmupNanos / 1e9));
+                reason = String.format("t_0 = mean unthrottled throughput over %.1f s", st.warmupNanos / 1e9);
+            }
+            st.rate = st.t0;
+            st.previousError = y - s.targetWatermark();
+            st.mode = Mode.FEEDBACK;
+            if (y >= s.highWatermark()) {
+                st.rate = Math.min(st.rate, conservative(ls, st));
+                st.mode = Mode.CONSERVATIVE;
+                reason += String.format("; watermark %.0f%% >= %.0f%%: T_c", 100 * y, 100 * s.highWatermark());
+            }
+        } else if (y >= s.highWatermark()) {
+            st.rate = conservative(ls, st);
+            st.previousError = y - s.targetWatermark();
+            st.mode = Mode.CONSERVATIVE;
+            reason = String.format(
+                    "watermark %.0f%% >= %.0f%%: conservative T_c (Eq. 3)", 100 * y, 100 * s.highWatermark());
+        } else {
+            double e = y - s.targetWatermark();
+            double factor = 1 - s.k1() * e - s.k2() * (e - st.previousError);
+            factor = Math.max(0.1, Math.min(2.0, factor));
+            st.rate = st.rate * factor;
+            st.previousError = e;
+            st.mode = Mode.FEEDBACK;
+            reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
+        }
+        double cap = s.maxRateFactor() * Math.max(st.t0, st.demandEwma);
+        st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
+        boolean changed = Double.isInfinite(st.applied)
+                || Math.abs(st.rate - st.applied) > s.changeThreshold() * st.applied
+                || st.mode != before;
+        if (!changed) {
+            return null;
+        }
+        st.applied = st.rate;
+        return new Action.SetAdmissionRate(ls.partition(), st.rate, reason);
+    }
+
+    /** Eq. 3 from this snapshot, or half the current rate when no device model is configured. */
+    private double conservative(LsmSnapshot ls, State st) {
+        OpCounters d = ls.opsDelta().total() > 0 ? ls.opsDelta() : ls.ops();
+        long reads = d.reads(), writes = d.writes();
+        if (s.scope() == AdmissionScope.WRITES) {
+            reads = 0; // the gate counts writes only: T_c is the write capacity
+        }
+        long total = reads + writes;
+        double tc = Double.NaN;
+        if (total > 0) {
+            double pr = (double) reads / total, pw = (double) writes / total;
+            double bytesPerRead = ls.ops().reads() > 0
+                    ? (double) ls.ops().bytesRead()
+                            / Math.max(1, ls.ops().gets() + ls.ops().scannedEntries())
+                    : 0;
+            double bytesPerWrite = ls.ops().writes() > 0
+                    ? (double) ls.ops().bytesWritten() / ls.ops().writes()
+                    : 0;
+            tc = ConservativeRate.requestsPerSecond(
+                    pr,
+                    pw,
+                    readAmplification(ls),
+                    Math.max(1, ls.writeAmplification()),
+                    bytesPerRead,
+                    bytesPerWrite,
+                    s.deviceReadBytesPerSecond(),
+                    s.deviceWriteBytesPerSecond());
+        }
+        if (Double.isNaN(tc) || Double.isInfinite(tc)) {
+            double base = Double.isInfinite(st.rate) ? st.t0 : st.rate;
+            return base / 2;
+        }
+        return tc;
+    }
+
+    static double readAmplification(LsmSnapshot ls) {
+        double measured = ls.readAmplification();
+        if (measured > 0) {
+            return measured;
+        }
+        int runs = ls.l0Files();
+        for (LevelInfo l : ls.levels()) {
+            if (l.level() > 0 && l.fileCount() > 0) {
+                runs++;
+            }
+        }
+        return 1 + runs;
+    }
+}

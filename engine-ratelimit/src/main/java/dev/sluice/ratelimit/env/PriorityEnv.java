@@ -1,0 +1,416 @@
+package dev.sluice.ratelimit.env;
+
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.spi.IoControl;
+import dev.sluice.core.spi.IoPolicy;
+import dev.sluice.core.spi.StorageEnv;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongFunction;
+import org.rocksdb.Env;
+import org.rocksdb.SluiceEnvHandle;
+
+/**
+ * Sluice's native priority Env (DESIGN.md §3.3): a RocksDB {@code FileSystemWrapper} built into a composite Env that
+ * classifies every file I/O into an {@link IoClass}, accounts it, schedules it (per-class caps and a node {@link
+ * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}) and can inject faults.
+ *
+ * <p>Use: {@code try (PriorityEnv env = PriorityEnv.open(cfg)) { options.setEnv(env.env()); ... }}. One instance serves
+ * every partition of a node (one node-level scheduler); call {@link #registerPartition} before opening each partition's
+ * DB and {@link #updateFileLevels} after flushes and compactions so compaction I/O is split by level.
+ *
+ * <p><b>Close order</b>: every {@code RocksDB} and {@code Options}/{@code DBOptions} using {@link #env()} first, then this.
+ * {@link #close()} frees the native Env (through {@link SluiceEnvHandle}) and then the shared native state; it is
+ * idempotent. The composite Env shares RocksDB's default thread pools, so closing it stops no thread.
+ *
+ * <p>Thread-safety: every method may be called from any thread; stats reads and setters run concurrently with I/O.
+ * They hold a read lock that {@link #close()} takes exclusively, so no call can touch freed native memory.
+ */
+public final class PriorityEnv implements StorageEnv, IoControl {
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final long state;
+    private final SluiceEnvHandle env;
+    private final Map<String, Integer> partitions = new ConcurrentHashMap<>();
+    private final FaultInjector faults = new FaultInjector(this);
+    private volatile IoPolicy policy = IoPolicy.passThrough();
+    private volatile ContractDevice device = ContractDevice.DISABLED;
+    private boolean closed;
+
+    private PriorityEnv(long state, long envHandle) {
+        this.state = state;
+        this.env = new SluiceEnvHandle(envHandle, NativeBridge::deleteEnv);
+    }
+
+    /** Whether the native library can be used here; empty when it can, else the reason. */
+    public static Optional<String> unavailableReason() {
+        return NativeLoader.load();
+    }
+
+    /**
+     * Loads the native library (once) and opens a new Env.
+     *
+     * @throws IllegalStateException naming the reason when the native Env cannot run on this machine
+     */
+    public static PriorityEnv open(PriorityEnvConfig config) {
+        Optional<String> why = NativeLoader.load();
+        if (why.isPresent()) {
+            throw new IllegalStateException("the priority Env is not available: " + why.get());
+        }
+        long s = NativeBridge.create();
+        long e;
+        try {
+            e = NativeBridge.newEnv(s);
+        } catch (RuntimeException | Error ex) {
+            NativeBridge.destroy(s);
+            throw ex;
+        }
+        PriorityEnv pe = new PriorityEnv(s, e);
+        try {
+            pe.setChunkBytes(config.chunkBytes());
+            pe.configureDevice(config.device());
+            config.classLimits().forEach((c, l) -> pe.setClassLimit(c, l.opsPerSecond(), l.bytesPerSecond()));
+            pe.setPolicy(config.policy());
+        } catch (RuntimeException ex) {
+            pe.close();
+            throw ex;
+        }
+        return pe;
+    }
+
+    public static PriorityEnv open() {
+        return open(PriorityEnvConfig.defaults());
+    }
+
+    @Override
+    public Env env() {
+        return env;
+    }
+
+    // ---------------------------------------------------------------------------------------------- partitions --
+
+    /**
+     * Attributes every file under {@code dir} to {@code partition} (longest registered prefix wins). Files opened before
+     * registration count as unattributed. Registering a name again replaces its directory and keeps its counters.
+     */
+    @Override
+    public void registerPartition(String partition, Path dir) {
+        String[] prefixes = prefixes(dir).toArray(new String[0]);
+        withState(s -> {
+            partitions.put(partition, NativeBridge.registerPartition(s, partition, prefixes));
+            return null;
+        });
+    }
+
+    @Override
+    public void updateFileLevels(String partition, Map<Long, Integer> fileNumberToLevel) {
+        int idx = index(partition);
+        long[] numbers = new long[fileNumberToLevel.size()];
+        int[] levels = new int[numbers.length];
+        int i = 0;
+        for (Map.Entry<Long, Integer> e : fileNumberToLevel.entrySet()) {
+            numbers[i] = e.getKey();
+            levels[i] = e.getValue();
+            i++;
+        }
+        withState(s -> {
+            NativeBridge.updateFileLevels(s, idx, numbers, levels);
+            return null;
+        });
+    }
+
+    /** Names of the registered partitions. */
+    public Set<String> partitions() {
+        return Set.copyOf(partitions.keySet());
+    }
+
+    // --------------------------------------------------------------------------------------------------- stats --
+
+    @Override
+    public IoStats ioStats() {
+        return ioDetail().toIoStats();
+    }
+
+    @Override
+    public Optional<IoStats> ioStats(String partition) {
+        return ioDetail(partition).map(IoDetail::toIoStats);
+    }
+
+    /** Node-wide detailed counters (histograms, syncs, urgent and delayed ops, faults). */
+    public IoDetail ioDetail() {
+        return IoDetail.fromNative(readStats(-2));
+    }
+
+    /** Detailed counters of one registered partition. */
+    public Optional<IoDetail> ioDetail(String partition) {
+        Integer idx = partitions.get(partition);
+        return idx == null ? Optional.empty() : Optional.of(IoDetail.fromNative(readStats(idx)));
+    }
+
+    /** I/O of files outside every registered partition directory. */
+    public IoDetail unattributedIoDetail() {
+        return IoDetail.fromNative(readStats(-1));
+    }
+
+    private long[] readStats(int idx) {
+        long[] raw = new long[IoClass.values().length * NativeBridge.STAT_FIELDS];
+        withState(s -> {
+            NativeBridge.readStats(s, idx, raw);
+            return null;
+        });
+        return raw;
+    }
+
+    /**
+     * The share of the device budget used in the last full second: with the device model, the largest of IOPS units /
+     * paid IOPS and bytes / bandwidth cap per direction; otherwise the node policy's budget (node rates or Calcspar's
+     * paid IOPS); 0 when neither exists.
+     */
+    @Override
+    public double budgetUse() {
+        return withState(NativeBridge::budgetUse);
+    }
+
+    public DeviceStats deviceStats() {
+        long[] raw = new long[NativeBridge.DEVICE_FIELDS];
+        withState(s -> {
+            NativeBridge.readDeviceStats(s, raw);
+            return null;
+        });
+        return DeviceStats.fromNative(raw);
+    }
+
+    /** Node scheduler counters: I/O units and bytes granted since the policy was last set, I/Os waiting now. */
+    public SchedulerStats schedulerStats() {
+        long[] raw = new long[NativeBridge.SCHEDULER_FIELDS];
+        withState(s -> {
+            NativeBridge.readSchedulerStats(s, raw);
+            return null;
+        });
+        double[] windows = new double[IoPolicy.MAX_TIERS];
+        for (int t = 0; t < windows.length; t++) {
+            windows[t] = raw[3 + t] / 1e6;
+        }
+        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows);
+    }
+
+    /**
+     * Scheduler state.
+     *
+     * @param windowStarts for {@link IoPolicy.TimeWindows}: where in the current second each tier's window opens
+     */
+    public record SchedulerStats(long grantedUnits, long grantedBytes, int waiting, double[] windowStarts) {
+        public SchedulerStats {
+            windowStarts = windowStarts.clone();
+        }
+
+        @Override
+        public double[] windowStarts() {
+            return windowStarts.clone();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- control ----
+
+    @Override
+    public Optional<IoControl> control() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public void setClassLimit(IoClass ioClass, double opsPerSecond, double bytesPerSecond) {
+        if (Double.isNaN(opsPerSecond) || Double.isNaN(bytesPerSecond)) {
+            throw new IllegalArgumentException("class limit of " + ioClass + " must not be NaN");
+        }
+        withState(s -> {
+            NativeBridge.setClassLimit(s, ioClass.ordinal(), opsPerSecond, bytesPerSecond);
+            return null;
+        });
+    }
+
+    @Override
+    public void setPolicy(IoPolicy p) {
+        int[] tiers = new int[IoClass.values().length];
+        p.tiers().forEach((c, t) -> tiers[c.ordinal()] = t);
+        double[] weights = {1, 1, 1, 1};
+        int kind;
+        boolean strictTop = true;
+        long starvation = 0;
+        double nodeOps = 0;
+        double nodeBytes = 0;
+        double paid = 0;
+        double minWindow = 0.1;
+        if (p instanceof IoPolicy.StrictPriority sp) {
+            kind = 1;
+            starvation = sp.starvationBound().toNanos();
+            nodeOps = sp.budget().opsPerSecond();
+            nodeBytes = sp.budget().bytesPerSecond();
+        } else if (p instanceof IoPolicy.WeightedFair wf) {
+            kind = 2;
+            for (int i = 0; i < wf.weights().size(); i++) {
+                weights[i] = wf.weights().get(i);
+            }
+            strictTop = wf.strictTopTier();
+            nodeOps = wf.budget().opsPerSecond();
+            nodeBytes = wf.budget().bytesPerSecond();
+        } else if (p instanceof IoPolicy.TimeWindows tw) {
+            kind = 3;
+            paid = tw.paidIops();
+            minWindow = tw.minWindowFraction();
+            starvation = tw.starvationBound().toNanos();
+        } else {
+            kind = 0;
+        }
+        final int k = kind;
+        final boolean st = strictTop;
+        final long sv = starvation;
+        final double no = nodeOps;
+        final double nb = nodeBytes;
+        final double pd = paid;
+        final double mw = minWindow;
+        withState(s -> {
+            NativeBridge.setPolicy(s, k, tiers, weights, st, sv, no, nb, pd, mw);
+            return null;
+        });
+        policy = p;
+    }
+
+    @Override
+    public IoPolicy policy() {
+        return policy;
+    }
+
+    @Override
+    public void setChunkBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("chunk bytes must be ≥ 0, got " + bytes);
+        }
+        withState(s -> {
+            NativeBridge.setChunkBytes(s, bytes);
+            return null;
+        });
+    }
+
+    /** Replaces the emulated device (or disables it); its token state restarts. */
+    public void configureDevice(ContractDevice d) {
+        withState(s -> {
+            NativeBridge.configureDevice(
+                    s,
+                    d.enabled(),
+                    d.paidIops(),
+                    d.readBytesPerSecond(),
+                    d.writeBytesPerSecond(),
+                    d.baseLatency().toNanos(),
+                    d.overdraftPool(),
+                    d.ioUnitBytes());
+            return null;
+        });
+        device = d;
+    }
+
+    public ContractDevice device() {
+        return device;
+    }
+
+    public FaultInjector faults() {
+        return faults;
+    }
+
+    /**
+     * Measures the native interposition cost: {@code mode} 0 = classify + account, 1 = the whole per-I/O pipeline
+     * (classify, fault check, pass-through scheduler, device check, two clock reads, account) around an empty I/O.
+     * Returns nanoseconds per call, averaged over {@code iterations} calls made in one native loop.
+     */
+    public double measureOverheadNanos(int mode, long iterations) {
+        if (mode != 0 && mode != 1) {
+            throw new IllegalArgumentException("mode must be 0 or 1");
+        }
+        long total = withState(s -> NativeBridge.measureInterposition(s, mode, iterations));
+        return (double) total / iterations;
+    }
+
+    /**
+     * Runs one synthetic I/O of {@code ioClass} through the whole pipeline — fault rules, class cap, node policy,
+     * device model, accounting (as unattributed I/O) — without touching a file. For tests and benchmarks of the
+     * scheduler and the device model in isolation. Returns the elapsed nanoseconds, or -1 when a fault rule failed it.
+     */
+    public long syntheticIo(IoClass ioClass, FaultRule.Op op, long bytes, boolean urgent) {
+        return withState(s -> NativeBridge.syntheticIo(s, ioClass.ordinal(), op.ordinal(), bytes, urgent));
+    }
+
+    // -------------------------------------------------------------------------------------------- lifecycle ----
+
+    /** Frees the native Env and state. Every DB and Options using {@link #env()} must be closed before. Idempotent. */
+    @Override
+    public void close() {
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            env.close(); // deletes the rocksdb::Env (its FileSystem drops its reference to the state)
+            NativeBridge.destroy(state);
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    <T> T withState(LongFunction<T> f) {
+        lifecycle.readLock().lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the priority Env is closed");
+            }
+            return f.apply(state);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private int index(String partition) {
+        Integer idx = partitions.get(partition);
+        if (idx == null) {
+            throw new IllegalArgumentException("partition '" + partition
+                    + "' is not registered (call registerPartition first); known: " + partitions.keySet());
+        }
+        return idx;
+    }
+
+    /** The spellings under which RocksDB may name files of {@code dir}: as given, absolute, and with links resolved. */
+    static List<String> prefixes(Path dir) {
+        Set<String> out = new LinkedHashSet<>();
+        out.add(dir.toString());
+        Path abs = dir.toAbsolutePath().normalize();
+        out.add(abs.toString());
+        // resolve symbolic links of the longest existing ancestor (the directory itself may not exist yet)
+        Path existing = abs;
+        List<Path> rest = new ArrayList<>();
+        while (existing != null && !Files.exists(existing)) {
+            rest.add(0, existing.getFileName());
+            existing = existing.getParent();
+        }
+        if (existing != null) {
+            try {
+                Path real = existing.toRealPath();
+                for (Path r : rest) {
+                    real = real.resolve(r);
+                }
+                out.add(real.toString());
+            } catch (IOException ignored) {
+                // keep the spellings we have
+            }
+        }
+        out.removeIf(String::isEmpty);
+        return List.copyOf(out);
+    }
+}

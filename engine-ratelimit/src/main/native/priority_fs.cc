@@ -1,0 +1,610 @@
+// The RocksDB-facing part of the Sluice priority Env: a FileSystemWrapper whose files pass every I/O through one
+// classify -> fault check -> schedule -> (emulated device) -> real I/O -> account pipeline.
+//
+// Classification (DESIGN.md §3.3): file name first (WAL, MANIFEST and other metadata files), then
+// IOOptions::io_activity, then the calling thread's name (cached per native thread). Compaction I/O is split by level:
+// each thread keeps the lowest and highest "rank" (0 = L0, 1 = base level, 2 = next, ...) of the compaction input files
+// it has read recently, using the file-number -> level map pushed from Java plus the files this Env saw written by a
+// flush; the rank span of one compaction is at most 1, so a read outside it starts a new span. Output files inherit
+// the class of the thread's current span. Compaction I/O that RocksDB marks IO_USER (during a write stall) keeps its
+// class for accounting but is scheduled as foreground and bypasses class caps.
+#include "priority_fs.h"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace sluice {
+
+using rocksdb::DataVerificationInfo;
+using rocksdb::Env;
+using rocksdb::FileOptions;
+using rocksdb::FileSystem;
+using rocksdb::FSRandomAccessFile;
+using rocksdb::FSRandomRWFile;
+using rocksdb::FSReadRequest;
+using rocksdb::FSSequentialFile;
+using rocksdb::FSWritableFile;
+using rocksdb::IODebugContext;
+using rocksdb::IOOptions;
+using rocksdb::IOStatus;
+using rocksdb::Slice;
+
+namespace {
+
+// ------------------------------------------------------------------------------------------- file context ----
+
+struct FileCtx {
+  std::shared_ptr<EnvState> st;
+  Partition* part = nullptr;
+  int kind = kOtherFile;
+  uint64_t number = 0;
+  std::string fname;
+  bool direct = false;
+  mutable std::atomic<uint64_t> rank_gen{0};
+  mutable std::atomic<int> rank{-1};
+};
+
+void ParseName(const std::string& path, int* kind, uint64_t* number) {
+  size_t slash = path.rfind('/');
+  const char* base = path.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+  *number = 0;
+  *kind = kOtherFile;
+  size_t i = 0;
+  uint64_t n = 0;
+  while (base[i] >= '0' && base[i] <= '9') {
+    n = n * 10 + static_cast<uint64_t>(base[i] - '0');
+    i++;
+  }
+  if (i > 0 && base[i] == '.') {
+    const char* ext = base + i + 1;
+    if (strcmp(ext, "sst") == 0 || strcmp(ext, "ldb") == 0) {
+      *kind = kSstFile;
+      *number = n;
+    } else if (strcmp(ext, "blob") == 0) {
+      *kind = kBlobFile;
+      *number = n;
+    } else if (strcmp(ext, "log") == 0) {
+      *kind = kWalFile;
+      *number = n;
+    }
+  } else if (strncmp(base, "MANIFEST-", 9) == 0) {
+    *kind = kManifestFile;
+  }
+}
+
+void InitCtx(FileCtx* c, const std::shared_ptr<EnvState>& st, const std::string& fname, bool direct) {
+  c->st = st;
+  c->fname = fname;
+  c->direct = direct;
+  ParseName(fname, &c->kind, &c->number);
+  c->part = st->Lookup(fname);
+}
+
+// ------------------------------------------------------------------------------------------ thread context ----
+
+enum ThreadKind : int { kTkOther = 0, kTkHigh, kTkLow, kTkBottom, kTkPrefetch };
+
+struct ThreadCtx {
+  int kind = -1;
+  const Partition* cpart = nullptr;
+  int cmin = -1, cmax = -1;
+};
+
+thread_local ThreadCtx tl_ctx;
+
+int ThreadKindNow() {
+  ThreadCtx& t = tl_ctx;
+  if (t.kind < 0) {
+    char name[32] = {0};
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    if (strncmp(name, "rocksdb:high", 12) == 0) {
+      t.kind = kTkHigh;
+    } else if (strncmp(name, "rocksdb:low", 11) == 0) {
+      t.kind = kTkLow;
+    } else if (strncmp(name, "rocksdb:bottom", 14) == 0) {
+      t.kind = kTkBottom;
+    } else if (strncmp(name, "sluice-prefetch", 15) == 0) {
+      t.kind = kTkPrefetch;
+    } else {
+      t.kind = kTkOther;
+    }
+  }
+  return t.kind;
+}
+
+int RankCached(const FileCtx& f) {
+  uint64_t g = f.part->level_gen.load(std::memory_order_acquire);
+  if (f.rank_gen.load(std::memory_order_relaxed) == g) return f.rank.load(std::memory_order_relaxed);
+  int r = f.part->RankOf(f.number);
+  f.rank.store(r, std::memory_order_relaxed);
+  f.rank_gen.store(g, std::memory_order_relaxed);
+  return r;
+}
+
+int CompactionClass(const FileCtx& f, bool input_read) {
+  ThreadCtx& t = tl_ctx;
+  if (t.cpart != f.part) {
+    t.cpart = f.part;
+    t.cmin = t.cmax = -1;
+  }
+  if (input_read && (f.kind == kSstFile || f.kind == kBlobFile)) {
+    int r = RankCached(f);
+    if (r >= 0) {
+      if (t.cmin < 0) {
+        t.cmin = t.cmax = r;
+      } else if (r < t.cmin) {
+        if (t.cmax - r <= 1) {
+          t.cmin = r;
+        } else {
+          t.cmin = t.cmax = r;
+        }
+      } else if (r > t.cmax) {
+        if (r - t.cmin <= 1) {
+          t.cmax = r;
+        } else {
+          t.cmin = t.cmax = r;
+        }
+      }
+    }
+  }
+  if (t.cmin < 0) return kCompactionHigh;  // no level information (no map pushed yet)
+  return t.cmin == 0 ? kCompactionL0 : (t.cmin == 1 ? kCompactionHigh : kCompactionDeep);
+}
+
+int UserClass(int fg, bool prefetch_call) {
+  return prefetch_call || ThreadKindNow() == kTkPrefetch ? kPrefetch : fg;
+}
+
+int Classify(const FileCtx& f, const IOOptions& o, int op, bool prefetch_call, bool* urgent) {
+  *urgent = false;
+  if (f.kind == kWalFile) return kWal;
+  if (f.kind == kManifestFile || f.kind == kOtherFile) return kMeta;
+  int c;
+  switch (o.io_activity) {
+    case Env::IOActivity::kFlush:
+      c = kFlush;
+      break;
+    case Env::IOActivity::kCompaction:
+      c = CompactionClass(f, op == kOpRead);
+      break;
+    case Env::IOActivity::kGet:
+    case Env::IOActivity::kMultiGet:
+    case Env::IOActivity::kGetEntity:
+    case Env::IOActivity::kMultiGetEntity:
+      return UserClass(kUserGet, prefetch_call);
+    case Env::IOActivity::kDBIterator:
+      return UserClass(kUserScan, prefetch_call);
+    case Env::IOActivity::kDBOpen:
+    case Env::IOActivity::kVerifyDBChecksum:
+    case Env::IOActivity::kVerifyFileChecksums:
+    case Env::IOActivity::kReadManifest:
+      return kMeta;
+    default:
+      switch (ThreadKindNow()) {
+        case kTkHigh:
+          c = kFlush;
+          break;
+        case kTkLow:
+        case kTkBottom:
+          c = CompactionClass(f, op == kOpRead);
+          break;
+        case kTkPrefetch:
+          return kPrefetch;
+        default:
+          if (op == kOpRead) return prefetch_call ? kPrefetch : kUserGet;
+          c = kFlush;  // an SST written from a foreground thread (e.g. SstFileWriter): new data like a flush
+      }
+  }
+  *urgent = o.rate_limiter_priority == Env::IO_USER;
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------- pipeline ----
+
+struct IoOutcome {
+  IOStatus st;
+  uint64_t bytes;
+};
+
+const char* const kClassNames[kNumClasses] = {"WAL",           "USER_GET",        "USER_SCAN",
+                                              "FLUSH",         "COMPACTION_L0",   "COMPACTION_HIGH",
+                                              "COMPACTION_DEEP", "PREFETCH",      "META"};
+const char* const kOpNames[kNumOps] = {"read", "write", "sync", "flush"};
+
+IOStatus FaultStatus(const FaultDecision& d, int cls, int op, const FileCtx& f) {
+  std::string msg = "sluice fault injection (rule " + std::to_string(d.rule) + "): injected EIO on " +
+                    kClassNames[cls] + " " + kOpNames[op] + " of " + f.fname;
+  IOStatus s = IOStatus::IOError(msg);
+  if (d.retryable) s.SetRetryable(true);
+  return s;
+}
+
+// Returns a non-OK status when a fault rule fails the operation; sleeps for delay rules.
+inline IOStatus CheckFault(const FileCtx& f, int cls, int op) {
+  EnvState& s = *f.st;
+  if (!s.faults.Active()) return IOStatus::OK();
+  FaultDecision d = s.faults.Check(cls, f.kind, op);
+  if (d.rule == 0) return IOStatus::OK();
+  f.part->cls[cls].f[kFFaults].fetch_add(1, std::memory_order_relaxed);
+  if (d.fail) return FaultStatus(d, cls, op, f);
+  if (d.delay_ns != 0) SleepUntil(NowNanos() + d.delay_ns);
+  return IOStatus::OK();
+}
+
+template <class Fn>
+IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_bytes, uint32_t nops, uint64_t units,
+               bool emulate, Fn&& fn) {
+  EnvState& s = *f.st;
+  IOStatus fault = CheckFault(f, cls, op);
+  if (!fault.ok()) return fault;
+  uint64_t wait = 0;
+  int tier = -1;
+  bool release = false;
+  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, &tier, &release);
+  const uint64_t t0 = NowNanos();
+  if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, t0));
+  IoOutcome out = fn();
+  const uint64_t t1 = NowNanos();
+  if (release) s.sched.Release(tier);
+  if (op == kOpSync) {
+    AccountSync(f.part, cls, wait, t1 - t0, urgent);
+  } else {
+    Account(f.part, cls, out.bytes, nops, wait, t1 - t0, urgent);
+  }
+  return out.st;
+}
+
+size_t ChunkFor(const FileCtx& f, int cls, size_t n) {
+  if (f.direct || !IsBackground(cls)) return 0;
+  EnvState& s = *f.st;
+  uint64_t c = s.chunk_bytes.load(std::memory_order_relaxed);
+  if (c == 0 || n <= c) return 0;
+  if (!s.SchedulingOn() && !s.device.Enabled()) return 0;
+  return static_cast<size_t>(c);
+}
+
+// --------------------------------------------------------------------------------------------------- files ----
+
+class PriorityRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
+ public:
+  PriorityRandomAccessFile(std::unique_ptr<FSRandomAccessFile>&& t, const std::shared_ptr<EnvState>& st,
+                           const std::string& fname, bool direct)
+      : FSRandomAccessFileOwnerWrapper(std::move(t)) {
+    InitCtx(&f_, st, fname, direct);
+  }
+
+  IOStatus Read(uint64_t offset, size_t n, const IOOptions& o, Slice* result, char* scratch,
+                IODebugContext* dbg) const override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, false, &urgent);
+    size_t chunk = scratch == nullptr ? 0 : ChunkFor(f_, cls, n);
+    if (chunk == 0) {
+      return RunIo(f_, cls, urgent, kOpRead, n, 1, f_.st->Units(n), true, [&]() {
+        IOStatus s = target()->Read(offset, n, o, result, scratch, dbg);
+        return IoOutcome{s, s.ok() ? result->size() : 0};
+      });
+    }
+    size_t done = 0;
+    IOStatus s;
+    while (done < n) {
+      size_t len = std::min(chunk, n - done);
+      Slice part;
+      s = RunIo(f_, cls, urgent, kOpRead, len, 1, f_.st->Units(len), true, [&]() {
+        IOStatus r = target()->Read(offset + done, len, o, &part, scratch + done, dbg);
+        return IoOutcome{r, r.ok() ? part.size() : 0};
+      });
+      if (!s.ok()) break;
+      if (part.size() != 0 && part.data() != scratch + done) memmove(scratch + done, part.data(), part.size());
+      done += part.size();
+      if (part.size() < len) break;  // end of file
+    }
+    *result = Slice(scratch, done);
+    return s;
+  }
+
+  IOStatus MultiRead(FSReadRequest* reqs, size_t num_reqs, const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, false, &urgent);
+    uint64_t bytes = 0, units = 0;
+    for (size_t i = 0; i < num_reqs; i++) {
+      bytes += reqs[i].len;
+      units += f_.st->Units(reqs[i].len);
+    }
+    IOStatus s = RunIo(f_, cls, urgent, kOpRead, bytes, static_cast<uint32_t>(num_reqs), units, true, [&]() {
+      IOStatus r = target()->MultiRead(reqs, num_reqs, o, dbg);
+      uint64_t got = 0;
+      for (size_t i = 0; i < num_reqs; i++) {
+        if (reqs[i].status.ok()) got += reqs[i].result.size();
+      }
+      return IoOutcome{r, got};
+    });
+    if (!s.ok()) {
+      for (size_t i = 0; i < num_reqs; i++) {
+        if (reqs[i].status.ok() && reqs[i].result.size() == 0) reqs[i].status = s;
+      }
+    }
+    return s;
+  }
+
+  // A readahead hint (readahead(2)) transfers nothing itself: the data is scheduled, charged to the emulated device and
+  // accounted when it is read. Hints are classified for fault rules only, so charging them would count bytes twice.
+  IOStatus Prefetch(uint64_t offset, size_t n, const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, true, &urgent);
+    IOStatus fault = CheckFault(f_, cls, kOpRead);
+    if (!fault.ok()) return fault;
+    return target()->Prefetch(offset, n, o, dbg);
+  }
+
+  // Reads are always synchronous through this Env (async I/O is not advertised by the file system).
+  IOStatus ReadAsync(FSReadRequest& req, const IOOptions& opts, std::function<void(FSReadRequest&, void*)> cb,
+                     void* cb_arg, void** /*io_handle*/, rocksdb::IOHandleDeleter* /*del_fn*/,
+                     IODebugContext* dbg) override {
+    req.status = Read(req.offset, req.len, opts, &(req.result), req.scratch, dbg);
+    cb(req, cb_arg);
+    return IOStatus::OK();
+  }
+
+ private:
+  FileCtx f_;
+};
+
+class PriorityWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  PriorityWritableFile(std::unique_ptr<FSWritableFile>&& t, const std::shared_ptr<EnvState>& st,
+                       const std::string& fname, bool direct)
+      : FSWritableFileOwnerWrapper(std::move(t)) {
+    InitCtx(&f_, st, fname, direct);
+  }
+
+  IOStatus Append(const Slice& data, const IOOptions& o, IODebugContext* dbg) override {
+    return DoWrite(data, o, nullptr, false, 0, dbg);
+  }
+  IOStatus Append(const Slice& data, const IOOptions& o, const DataVerificationInfo& vi,
+                  IODebugContext* dbg) override {
+    return DoWrite(data, o, &vi, false, 0, dbg);
+  }
+  IOStatus PositionedAppend(const Slice& data, uint64_t offset, const IOOptions& o, IODebugContext* dbg) override {
+    return DoWrite(data, o, nullptr, true, offset, dbg);
+  }
+  IOStatus PositionedAppend(const Slice& data, uint64_t offset, const IOOptions& o, const DataVerificationInfo& vi,
+                            IODebugContext* dbg) override {
+    return DoWrite(data, o, &vi, true, offset, dbg);
+  }
+
+  // A user-space flush: classified and subject to fault rules, but not an I/O for accounting or scheduling.
+  IOStatus Flush(const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpFlush, false, &urgent);
+    IOStatus fault = CheckFault(f_, cls, kOpFlush);
+    if (!fault.ok()) return fault;
+    return target()->Flush(o, dbg);
+  }
+  IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
+    return DoSync(o, [&]() { return target()->Sync(o, dbg); });
+  }
+  IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
+    return DoSync(o, [&]() { return target()->Fsync(o, dbg); });
+  }
+  IOStatus RangeSync(uint64_t offset, uint64_t nbytes, const IOOptions& o, IODebugContext* dbg) override {
+    return DoSync(o, [&]() { return target()->RangeSync(offset, nbytes, o, dbg); });
+  }
+
+ private:
+  template <class Fn>
+  IOStatus DoSync(const IOOptions& o, Fn&& fn) {
+    bool urgent;
+    int cls = Classify(f_, o, kOpSync, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{fn(), 0}; });
+  }
+
+  IOStatus DoWrite(const Slice& data, const IOOptions& o, const DataVerificationInfo* vi, bool positioned,
+                   uint64_t offset, IODebugContext* dbg) {
+    bool urgent;
+    int cls = Classify(f_, o, kOpWrite, false, &urgent);
+    if (cls == kFlush && !noted_flush_ && f_.kind == kSstFile) {
+      f_.part->NoteFlushed(f_.number);
+      noted_flush_ = true;
+    }
+    auto one = [&](const Slice& d, uint64_t off, bool whole) {
+      return RunIo(f_, cls, urgent, kOpWrite, d.size(), 1, f_.st->Units(d.size()), true, [&]() {
+        IOStatus s;
+        if (positioned) {
+          s = whole && vi != nullptr ? target()->PositionedAppend(d, off, o, *vi, dbg)
+                                     : target()->PositionedAppend(d, off, o, dbg);
+        } else {
+          s = whole && vi != nullptr ? target()->Append(d, o, *vi, dbg) : target()->Append(d, o, dbg);
+        }
+        return IoOutcome{s, s.ok() ? d.size() : 0};
+      });
+    };
+    size_t chunk = ChunkFor(f_, cls, data.size());
+    if (chunk == 0) return one(data, offset, true);
+    for (size_t done = 0; done < data.size();) {
+      size_t len = std::min(chunk, data.size() - done);
+      IOStatus s = one(Slice(data.data() + done, len), offset + done, false);
+      if (!s.ok()) return s;
+      done += len;
+    }
+    return IOStatus::OK();
+  }
+
+  FileCtx f_;
+  bool noted_flush_ = false;
+};
+
+class PrioritySequentialFile : public rocksdb::FSSequentialFileOwnerWrapper {
+ public:
+  PrioritySequentialFile(std::unique_ptr<FSSequentialFile>&& t, const std::shared_ptr<EnvState>& st,
+                         const std::string& fname, bool direct)
+      : FSSequentialFileOwnerWrapper(std::move(t)) {
+    InitCtx(&f_, st, fname, direct);
+  }
+
+  IOStatus Read(size_t n, const IOOptions& o, Slice* result, char* scratch, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpRead, n, 1, f_.st->Units(n), true, [&]() {
+      IOStatus s = target()->Read(n, o, result, scratch, dbg);
+      return IoOutcome{s, s.ok() ? result->size() : 0};
+    });
+  }
+  IOStatus PositionedRead(uint64_t offset, size_t n, const IOOptions& o, Slice* result, char* scratch,
+                          IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpRead, n, 1, f_.st->Units(n), true, [&]() {
+      IOStatus s = target()->PositionedRead(offset, n, o, result, scratch, dbg);
+      return IoOutcome{s, s.ok() ? result->size() : 0};
+    });
+  }
+
+ private:
+  FileCtx f_;
+};
+
+class PriorityRandomRWFile : public rocksdb::FSRandomRWFileOwnerWrapper {
+ public:
+  PriorityRandomRWFile(std::unique_ptr<FSRandomRWFile>&& t, const std::shared_ptr<EnvState>& st,
+                       const std::string& fname, bool direct)
+      : FSRandomRWFileOwnerWrapper(std::move(t)) {
+    InitCtx(&f_, st, fname, direct);
+  }
+
+  IOStatus Write(uint64_t offset, const Slice& data, const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpWrite, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpWrite, data.size(), 1, f_.st->Units(data.size()), true, [&]() {
+      IOStatus s = target()->Write(offset, data, o, dbg);
+      return IoOutcome{s, s.ok() ? data.size() : 0};
+    });
+  }
+  IOStatus Read(uint64_t offset, size_t n, const IOOptions& o, Slice* result, char* scratch,
+                IODebugContext* dbg) const override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpRead, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpRead, n, 1, f_.st->Units(n), true, [&]() {
+      IOStatus s = target()->Read(offset, n, o, result, scratch, dbg);
+      return IoOutcome{s, s.ok() ? result->size() : 0};
+    });
+  }
+  IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpSync, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{target()->Sync(o, dbg), 0}; });
+  }
+  IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
+    bool urgent;
+    int cls = Classify(f_, o, kOpSync, false, &urgent);
+    return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{target()->Fsync(o, dbg), 0}; });
+  }
+
+ private:
+  FileCtx f_;
+};
+
+// ---------------------------------------------------------------------------------------------- file system ----
+
+class PriorityFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  PriorityFileSystem(const std::shared_ptr<FileSystem>& base, const std::shared_ptr<EnvState>& st)
+      : FileSystemWrapper(base), st_(st) {}
+
+  static const char* kClassName() { return "SluicePriorityFileSystem"; }
+  const char* Name() const override { return kClassName(); }
+
+  IOStatus NewSequentialFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSSequentialFile>* r,
+                             IODebugContext* dbg) override {
+    std::unique_ptr<FSSequentialFile> base;
+    IOStatus s = target()->NewSequentialFile(f, fo, &base, dbg);
+    if (s.ok()) r->reset(new PrioritySequentialFile(std::move(base), st_, f, fo.use_direct_reads));
+    return s;
+  }
+  IOStatus NewRandomAccessFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSRandomAccessFile>* r,
+                               IODebugContext* dbg) override {
+    std::unique_ptr<FSRandomAccessFile> base;
+    IOStatus s = target()->NewRandomAccessFile(f, fo, &base, dbg);
+    if (s.ok()) r->reset(new PriorityRandomAccessFile(std::move(base), st_, f, fo.use_direct_reads));
+    return s;
+  }
+  IOStatus NewWritableFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSWritableFile>* r,
+                           IODebugContext* dbg) override {
+    std::unique_ptr<FSWritableFile> base;
+    IOStatus s = target()->NewWritableFile(f, fo, &base, dbg);
+    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    return s;
+  }
+  IOStatus ReopenWritableFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSWritableFile>* r,
+                              IODebugContext* dbg) override {
+    std::unique_ptr<FSWritableFile> base;
+    IOStatus s = target()->ReopenWritableFile(f, fo, &base, dbg);
+    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    return s;
+  }
+  IOStatus ReuseWritableFile(const std::string& f, const std::string& old, const FileOptions& fo,
+                             std::unique_ptr<FSWritableFile>* r, IODebugContext* dbg) override {
+    std::unique_ptr<FSWritableFile> base;
+    IOStatus s = target()->ReuseWritableFile(f, old, fo, &base, dbg);
+    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    return s;
+  }
+  IOStatus NewRandomRWFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSRandomRWFile>* r,
+                           IODebugContext* dbg) override {
+    std::unique_ptr<FSRandomRWFile> base;
+    IOStatus s = target()->NewRandomRWFile(f, fo, &base, dbg);
+    if (s.ok()) r->reset(new PriorityRandomRWFile(std::move(base), st_, f, fo.use_direct_reads));
+    return s;
+  }
+
+  // Every read goes through the synchronous pipeline; do not let RocksDB issue async reads and poll for them.
+  void SupportedOps(int64_t& supported_ops) override {
+    target()->SupportedOps(supported_ops);
+    supported_ops &= ~(int64_t{1} << rocksdb::FSSupportedOps::kAsyncIO);
+  }
+
+ private:
+  std::shared_ptr<EnvState> st_;
+};
+
+}  // namespace
+
+std::shared_ptr<FileSystem> NewPriorityFileSystem(const std::shared_ptr<FileSystem>& base,
+                                                  const std::shared_ptr<EnvState>& state) {
+  return std::make_shared<PriorityFileSystem>(base, state);
+}
+
+uint64_t MeasureInterposition(const std::shared_ptr<EnvState>& state, int mode, int64_t iterations) {
+  FileCtx f;
+  InitCtx(&f, state, "/sluice-overhead-probe/000001.sst", false);
+  Partition probe;  // counts go here, not into the Env's statistics
+  f.part = &probe;
+  IOOptions o;
+  o.io_activity = Env::IOActivity::kGet;
+  const uint64_t t0 = NowNanos();
+  for (int64_t i = 0; i < iterations; i++) {
+    bool urgent;
+    int cls = Classify(f, o, kOpRead, false, &urgent);
+    if (mode == 0) {
+      Account(f.part, cls, 4096, 1, 0, 0, urgent);
+    } else {
+      IOStatus s = RunIo(f, cls, urgent, kOpRead, 4096, 1, 1, true, [&]() { return IoOutcome{IOStatus::OK(), 4096}; });
+      if (!s.ok()) break;
+    }
+  }
+  return NowNanos() - t0;
+}
+
+int64_t SyntheticIo(const std::shared_ptr<EnvState>& state, int cls, int op, uint64_t bytes, bool urgent) {
+  FileCtx f;
+  InitCtx(&f, state, "/sluice-synthetic/000001.sst", false);
+  f.part = &state->unattributed;
+  const uint64_t t0 = NowNanos();
+  IOStatus s = RunIo(f, cls, urgent, op, bytes, 1, state->Units(bytes), true,
+                     [&]() { return IoOutcome{IOStatus::OK(), op == kOpSync ? 0 : bytes}; });
+  return s.ok() ? static_cast<int64_t>(NowNanos() - t0) : -1;
+}
+
+}  // namespace sluice

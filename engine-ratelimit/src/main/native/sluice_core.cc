@@ -1,0 +1,679 @@
+// Engine-neutral parts of the Sluice priority Env: partitions and level maps, class caps, the node scheduler, the
+// contract-device model and the fault injector. No RocksDB headers: this file is plain C++17.
+#include <errno.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "sluice_io.h"
+
+namespace sluice {
+
+void SleepUntil(uint64_t deadline_ns) {
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(deadline_ns / 1000000000UL);
+  ts.tv_nsec = static_cast<long>(deadline_ns % 1000000000UL);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ partitions ----
+
+int Partition::RankOf(uint64_t file_number) {
+  std::shared_lock<std::shared_mutex> l(levels_mu);
+  int lvl;
+  auto it = levels.find(file_number);
+  if (it != levels.end()) {
+    lvl = it->second;
+  } else if (flushed.count(file_number) != 0) {
+    lvl = 0;
+  } else {
+    return -1;
+  }
+  if (lvl <= 0) return 0;
+  int r = lvl - base_level + 1;
+  return r < 1 ? 1 : r;
+}
+
+void Partition::NoteFlushed(uint64_t file_number) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  if (flushed.size() > 100000) flushed.clear();  // bound memory if Java never pushes a map
+  if (flushed.insert(file_number).second) level_gen.fetch_add(1, std::memory_order_release);
+}
+
+void Partition::ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  levels.clear();
+  levels.reserve(n * 2);
+  int base = 0;
+  for (size_t i = 0; i < n; i++) {
+    levels[numbers[i]] = lvls[i];
+    if (lvls[i] > 0 && (base == 0 || lvls[i] < base)) base = lvls[i];
+    flushed.erase(numbers[i]);
+  }
+  base_level = base == 0 ? 1 : base;
+  has_levels.store(true, std::memory_order_relaxed);
+  level_gen.fetch_add(1, std::memory_order_release);
+}
+
+int EnvState::Register(const std::string& name, const std::vector<std::string>& dirs) {
+  std::lock_guard<std::mutex> l(parts_mu);
+  for (size_t i = 0; i < parts.size(); i++) {
+    if (parts[i]->name == name) {
+      parts[i]->prefixes = dirs;
+      return static_cast<int>(i);
+    }
+  }
+  auto p = std::make_unique<Partition>();
+  p->name = name;
+  p->prefixes = dirs;
+  parts.push_back(std::move(p));
+  return static_cast<int>(parts.size() - 1);
+}
+
+Partition* EnvState::Lookup(const std::string& fname) {
+  std::lock_guard<std::mutex> l(parts_mu);
+  Partition* best = &unattributed;
+  size_t best_len = 0;
+  for (auto& p : parts) {
+    for (auto& pre : p->prefixes) {
+      if (pre.size() > best_len && fname.compare(0, pre.size(), pre) == 0) {
+        best = p.get();
+        best_len = pre.size();
+      }
+    }
+  }
+  return best;
+}
+
+Partition* EnvState::ByIndex(int idx) {
+  std::lock_guard<std::mutex> l(parts_mu);
+  if (idx < 0 || static_cast<size_t>(idx) >= parts.size()) return idx == -1 ? &unattributed : nullptr;
+  return parts[idx].get();
+}
+
+int EnvState::PartitionCount() {
+  std::lock_guard<std::mutex> l(parts_mu);
+  return static_cast<int>(parts.size());
+}
+
+void EnvState::ReadStats(int idx, long* out) {
+  for (int i = 0; i < kNumClasses * kStatFields; i++) out[i] = 0;
+  auto add = [out](Partition* p) {
+    for (int c = 0; c < kNumClasses; c++) {
+      for (int f = 0; f < kStatFields; f++) {
+        out[c * kStatFields + f] += static_cast<long>(p->cls[c].f[f].load(std::memory_order_relaxed));
+      }
+    }
+  };
+  if (idx == -2) {
+    std::lock_guard<std::mutex> l(parts_mu);
+    add(&unattributed);
+    for (auto& p : parts) add(p.get());
+    return;
+  }
+  Partition* p = ByIndex(idx);
+  if (p != nullptr) add(p);
+}
+
+uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release) {
+  uint64_t w = 0;
+  if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) w += caps[cls].Acquire(bytes, ops);
+  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, Units(bytes) * (ops > 1 ? ops : 1), tier, release);
+  return w;
+}
+
+// ------------------------------------------------------------------------------------------------ class caps ----
+
+namespace {
+constexpr uint64_t kCapBurstNs = 20000000UL;  // a class may burst 20 ms worth of its rate after being idle
+
+// GCRA reservation: returns the time at which a request of `cost` may start.
+uint64_t Reserve(std::atomic<uint64_t>& tat, double rate, double cost, uint64_t now) {
+  uint64_t inc = static_cast<uint64_t>(cost * 1e9 / rate);
+  uint64_t old = tat.load(std::memory_order_relaxed);
+  for (;;) {
+    uint64_t base = old > now ? old : now;
+    if (tat.compare_exchange_weak(old, base + inc, std::memory_order_relaxed)) {
+      return base > now + kCapBurstNs ? base - kCapBurstNs : now;
+    }
+  }
+}
+}  // namespace
+
+void ClassCap::Set(double ops_per_sec, double bytes_per_sec) {
+  if (!(ops_per_sec > 0) || std::isinf(ops_per_sec)) ops_per_sec = 0;
+  if (!(bytes_per_sec > 0) || std::isinf(bytes_per_sec)) bytes_per_sec = 0;
+  ops_rate.store(ops_per_sec, std::memory_order_relaxed);
+  bytes_rate.store(bytes_per_sec, std::memory_order_relaxed);
+  ops_tat.store(0, std::memory_order_relaxed);
+  bytes_tat.store(0, std::memory_order_relaxed);
+  gen.fetch_add(1, std::memory_order_release);
+  active.store(ops_per_sec > 0 || bytes_per_sec > 0, std::memory_order_relaxed);
+}
+
+uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops) {
+  const uint64_t t0 = NowNanos();
+  bool waited = false;
+  for (;;) {
+    uint32_t g = gen.load(std::memory_order_acquire);
+    double orate = ops_rate.load(std::memory_order_relaxed);
+    double brate = bytes_rate.load(std::memory_order_relaxed);
+    uint64_t now = NowNanos();
+    uint64_t start = now;
+    if (orate > 0) start = std::max(start, Reserve(ops_tat, orate, ops, now));
+    if (brate > 0 && bytes > 0) start = std::max(start, Reserve(bytes_tat, brate, static_cast<double>(bytes), now));
+    bool changed = false;
+    for (;;) {
+      now = NowNanos();
+      if (now >= start) break;
+      if (gen.load(std::memory_order_acquire) != g) {
+        changed = true;
+        break;
+      }
+      waited = true;
+      SleepUntil(std::min(start, now + 50000000UL));  // re-check for a changed limit every 50 ms
+    }
+    if (!changed) return waited ? NowNanos() - t0 : 0;
+  }
+}
+
+// ------------------------------------------------------------------------------------------- node scheduler ----
+
+namespace {
+constexpr double kNodeBurstSeconds = 0.02;
+}
+
+NodeScheduler::NodeScheduler() {
+  last_refill_ = sec_start_ = NowNanos();
+}
+
+void NodeScheduler::SetPolicy(const PolicyParams& in) {
+  std::unique_lock<std::mutex> l(mu_);
+  PolicyParams p = in;
+  for (int c = 0; c < kNumClasses; c++) p.tier_of[c] = std::min(std::max(p.tier_of[c], 0), kMaxTiers - 1);
+  for (int t = 0; t < kMaxTiers; t++) {
+    if (!(p.weight[t] > 0)) p.weight[t] = 1;
+  }
+  if (!(p.node_ops > 0) || std::isinf(p.node_ops)) p.node_ops = 0;
+  if (!(p.node_bytes > 0) || std::isinf(p.node_bytes)) p.node_bytes = 0;
+  if (!(p.paid_iops > 0) || std::isinf(p.paid_iops)) p.paid_iops = 0;
+  p.min_window = std::min(std::max(p.min_window, 0.0), 1.0);
+  p_ = p;
+  uint64_t now = NowNanos();
+  last_refill_ = now;
+  tok_ops_ = p_.node_ops * kNodeBurstSeconds;
+  tok_bytes_ = p_.node_bytes * kNodeBurstSeconds;
+  sec_start_ = now;
+  sec_tokens_ = p_.paid_iops;
+  for (int t = 0; t < kMaxTiers; t++) {
+    alloc_[t] = 0;
+    demand_[t] = 0;
+    reserve_[t] = 0;
+    starved_[t] = false;
+    // no history yet: lower tiers start conservatively, in the last min_window of the second
+    win_start_[t] = t == 0 ? 0 : 1.0 - p_.min_window;
+    pass_[t] = 0;
+    inflight_[t] = 0;
+  }
+  vtime_ = 0;
+  kind_.store(p_.kind, std::memory_order_relaxed);
+  if (p_.kind == kPassThrough) {
+    for (auto& q : q_) {
+      for (Waiter* w : q) {
+        w->granted = true;
+        w->cv.notify_one();
+      }
+      q.clear();
+    }
+    waiting_ = 0;
+  } else {
+    Dispatch(now);
+    for (auto& q : q_) {
+      for (Waiter* w : q) w->cv.notify_one();  // recompute wake-up times under the new parameters
+    }
+  }
+  waiting_atomic_.store(waiting_, std::memory_order_relaxed);
+}
+
+PolicyParams NodeScheduler::Policy() {
+  std::lock_guard<std::mutex> l(mu_);
+  return p_;
+}
+
+void NodeScheduler::Refill(uint64_t now) {
+  if (RateMode() && now > last_refill_) {
+    double dt = static_cast<double>(now - last_refill_) / 1e9;
+    if (p_.node_ops > 0) tok_ops_ = std::min(tok_ops_ + dt * p_.node_ops, p_.node_ops * kNodeBurstSeconds);
+    if (p_.node_bytes > 0) tok_bytes_ = std::min(tok_bytes_ + dt * p_.node_bytes, p_.node_bytes * kNodeBurstSeconds);
+    last_refill_ = now;
+  }
+  if (p_.kind == kTimeWindows && now >= sec_start_ + 1000000000UL) {
+    uint64_t secs = (now - sec_start_) / 1000000000UL;
+    // Tier q's window opens at the share of the paid tokens that the more urgent tiers asked for in the previous
+    // second (tail-aligned nested windows, Calcspar §4.2's example [0,1), [0.7,1), [0.9,1)), leaving it at least
+    // min_window of the second; an idle previous second opens every window at 0.
+    // A tier whose requests found the tokens exhausted is counted as wanting the whole budget: its arrivals understate
+    // its demand (a blocked closed-loop client arrives once), and it must not stay starved.
+    double cum = 0;
+    for (int t = 1; t < kMaxTiers; t++) {
+      cum += secs == 1 ? (starved_[t - 1] ? p_.paid_iops : demand_[t - 1]) : 0;
+      reserve_[t] = cum;
+      win_start_[t] = p_.paid_iops > 0 ? std::min(cum / p_.paid_iops, 1.0 - p_.min_window) : 0;
+    }
+    for (auto& d : demand_) d = 0;
+    for (auto& s : starved_) s = false;
+    win_start_[0] = 0;
+    for (auto& a : alloc_) a = 0;
+    sec_tokens_ = p_.paid_iops;
+    sec_start_ += secs * 1000000000UL;
+  }
+}
+
+bool NodeScheduler::Eligible(int tier, uint64_t now, bool starving) const {
+  switch (p_.kind) {
+    case kTimeWindows: {
+      if (p_.paid_iops <= 0) return true;
+      double frac = static_cast<double>(now - sec_start_) / 1e9;
+      if (!starving && tier > 0) {
+        if (frac < win_start_[tier]) return false;
+        // inside its window a lower tier takes only tokens beyond what the more urgent tiers are expected to need
+        // for the rest of the second (their previous-second demand, pro rata)
+        if (sec_tokens_ <= (1.0 - frac) * reserve_[tier]) return false;
+      }
+      return sec_tokens_ > 0;
+    }
+    default:
+      if (RateMode()) return (p_.node_ops <= 0 || tok_ops_ > 0) && (p_.node_bytes <= 0 || tok_bytes_ > 0);
+      if (InflightMode() && !starving) {
+        for (int t = 0; t < tier; t++) {
+          if (inflight_[t] > 0 || !q_[t].empty()) return false;
+        }
+      }
+      return true;
+  }
+}
+
+void NodeScheduler::Consume(int tier, uint64_t bytes, uint64_t units, uint64_t now) {
+  if (p_.node_ops > 0) tok_ops_ -= static_cast<double>(units);
+  if (p_.node_bytes > 0) tok_bytes_ -= static_cast<double>(bytes);
+  if (p_.kind == kTimeWindows) {
+    sec_tokens_ -= static_cast<double>(units);
+    alloc_[tier] += static_cast<double>(units);
+  }
+  if (p_.kind == kWeightedFair) {
+    double cost = p_.node_bytes > 0 ? static_cast<double>(bytes) : static_cast<double>(units);
+    vtime_ = std::max(vtime_, pass_[tier]);
+    pass_[tier] += cost / p_.weight[tier];
+  }
+  if (InflightMode()) inflight_[tier]++;
+  granted_units_ += units;
+  granted_bytes_ += bytes;
+  uint64_t sec = now / 1000000000UL;
+  if (sec != cur_sec_) {
+    prev_use_ = sec == cur_sec_ + 1 ? UseOf(cur_u_, cur_b_) : 0;
+    prev_sec_ = sec - 1;
+    cur_sec_ = sec;
+    cur_u_ = cur_b_ = 0;
+  }
+  cur_u_ += static_cast<double>(units);
+  cur_b_ += static_cast<double>(bytes);
+}
+
+double NodeScheduler::UseOf(double u, double b) const {
+  double use = 0;
+  if (p_.node_ops > 0) use = std::max(use, u / p_.node_ops);
+  if (p_.node_bytes > 0) use = std::max(use, b / p_.node_bytes);
+  if (p_.kind == kTimeWindows && p_.paid_iops > 0) use = std::max(use, u / p_.paid_iops);
+  return use;
+}
+
+double NodeScheduler::BudgetUse(uint64_t now) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (p_.kind == kPassThrough) return 0;
+  uint64_t sec = now / 1000000000UL;
+  if (sec == cur_sec_ + 1) return UseOf(cur_u_, cur_b_);
+  if (sec == cur_sec_ && prev_sec_ == sec - 1) return prev_use_;
+  return 0;
+}
+
+void NodeScheduler::Grant(Waiter* w, uint64_t now) {
+  waiting_--;
+  Consume(w->tier, w->bytes, w->units, now);
+  w->granted = true;
+  w->cv.notify_one();
+}
+
+bool NodeScheduler::DispatchOne(uint64_t now) {
+  if (waiting_ == 0) return false;
+  int pick = -1;
+  // Anti-starvation: the oldest head that has waited past the bound goes first (still subject to tokens).
+  if (p_.starvation_ns > 0) {
+    uint64_t oldest = UINT64_MAX;
+    for (int t = 1; t < kMaxTiers; t++) {
+      if (!q_[t].empty() && now - q_[t].front()->enq_ns >= p_.starvation_ns && q_[t].front()->enq_ns < oldest) {
+        oldest = q_[t].front()->enq_ns;
+        pick = t;
+      }
+    }
+    if (pick >= 0 && !Eligible(pick, now, true)) pick = -1;
+  }
+  if (pick < 0) {
+    switch (p_.kind) {
+      case kStrictPriority:
+        for (int t = 0; t < kMaxTiers; t++) {
+          if (!q_[t].empty()) {
+            if (Eligible(t, now, false)) pick = t;
+            break;
+          }
+        }
+        break;
+      case kWeightedFair:
+        if (p_.strict_top && !q_[0].empty()) {
+          if (Eligible(0, now, false)) pick = 0;
+        } else {
+          int best = -1;
+          for (int t = p_.strict_top ? 1 : 0; t < kMaxTiers; t++) {
+            if (!q_[t].empty() && (best < 0 || pass_[t] < pass_[best])) best = t;
+          }
+          if (best >= 0 && Eligible(best, now, false)) pick = best;
+        }
+        break;
+      case kTimeWindows:
+        for (int t = 0; t < kMaxTiers; t++) {
+          if (!q_[t].empty() && Eligible(t, now, false)) {
+            pick = t;
+            break;
+          }
+        }
+        break;
+      default:
+        for (int t = 0; t < kMaxTiers; t++) {
+          if (!q_[t].empty()) {
+            pick = t;
+            break;
+          }
+        }
+    }
+  }
+  if (pick < 0) return false;
+  Waiter* w = q_[pick].front();
+  q_[pick].pop_front();
+  Grant(w, now);
+  return true;
+}
+
+void NodeScheduler::Dispatch(uint64_t now) {
+  while (DispatchOne(now)) {
+  }
+  waiting_atomic_.store(waiting_, std::memory_order_relaxed);
+}
+
+uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
+  uint64_t wake = now + 10000000UL;
+  if (RateMode()) {
+    double need = 0;
+    if (p_.node_ops > 0 && tok_ops_ <= 0) need = std::max(need, (-tok_ops_ + 1e-6) / p_.node_ops);
+    if (p_.node_bytes > 0 && tok_bytes_ <= 0) need = std::max(need, (-tok_bytes_ + 1e-6) / p_.node_bytes);
+    wake = std::min(wake, now + static_cast<uint64_t>(need * 1e9) + 1000);
+  }
+  if (p_.kind == kTimeWindows && p_.paid_iops > 0) {
+    wake = std::min(wake, sec_start_ + 1000000000UL);
+    uint64_t open = sec_start_ + static_cast<uint64_t>(win_start_[w->tier] * 1e9);
+    if (open > now) wake = std::min(wake, open);
+  }
+  if (p_.starvation_ns > 0 && w->tier > 0) {
+    uint64_t due = w->enq_ns + p_.starvation_ns;
+    if (due > now) wake = std::min(wake, due);
+  }
+  return std::max(wake, now + 20000UL);
+}
+
+uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release) {
+  std::unique_lock<std::mutex> l(mu_);
+  *release = false;
+  if (p_.kind == kPassThrough) return 0;
+  const uint64_t t0 = NowNanos();
+  uint64_t now = t0;
+  int t = urgent ? 0 : p_.tier_of[cls];
+  *tier = t;
+  Refill(now);
+  demand_[t] += static_cast<double>(units);
+  if (waiting_ == 0 && Eligible(t, now, false)) {
+    Consume(t, bytes, units, now);
+    *release = InflightMode();
+    return 0;
+  }
+  Waiter w;
+  w.tier = t;
+  w.bytes = bytes;
+  w.units = units;
+  w.enq_ns = now;
+  if (p_.kind == kWeightedFair && q_[t].empty()) pass_[t] = std::max(pass_[t], vtime_);
+  q_[t].push_back(&w);
+  waiting_++;
+  Dispatch(now);
+  while (!w.granted) {
+    if (p_.kind == kTimeWindows && sec_tokens_ <= 0) starved_[t] = true;
+    uint64_t wake = NextWake(now, &w);
+    w.cv.wait_for(l, std::chrono::nanoseconds(wake - now));
+    if (w.granted) break;
+    now = NowNanos();
+    Refill(now);
+    Dispatch(now);
+  }
+  *release = InflightMode();
+  return NowNanos() - t0;
+}
+
+void NodeScheduler::Release(int tier) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (tier >= 0 && tier < kMaxTiers && inflight_[tier] > 0) inflight_[tier]--;
+  if (waiting_ > 0) {
+    uint64_t now = NowNanos();
+    Refill(now);
+    Dispatch(now);
+  }
+}
+
+void NodeScheduler::Snapshot(long* out) {
+  std::lock_guard<std::mutex> l(mu_);
+  out[0] = static_cast<long>(granted_units_);
+  out[1] = static_cast<long>(granted_bytes_);
+  out[2] = waiting_;
+  for (int t = 0; t < kMaxTiers; t++) out[3 + t] = static_cast<long>(win_start_[t] * 1e6);  // micro-fractions
+}
+
+// --------------------------------------------------------------------------------------------------- device ----
+
+void ContractDevice::Configure(const DeviceParams& in) {
+  std::lock_guard<std::mutex> l(mu_);
+  p_ = in;
+  if (!(p_.iops > 0) || std::isinf(p_.iops)) p_.iops = 0;
+  if (!(p_.read_bps > 0) || std::isinf(p_.read_bps)) p_.read_bps = 0;
+  if (!(p_.write_bps > 0) || std::isinf(p_.write_bps)) p_.write_bps = 0;
+  if (!(p_.pool > 0)) p_.pool = p_.iops;
+  if (p_.unit_bytes == 0) p_.unit_bytes = 262144;
+  sec_end_ = 0;
+  regular_ = p_.iops;
+  debt_ = 0;
+  lane_free_ = read_free_ = write_free_ = 0;
+  unit_bytes_.store(p_.unit_bytes, std::memory_order_relaxed);
+  enabled_.store(p_.enabled, std::memory_order_relaxed);
+}
+
+DeviceParams ContractDevice::Params() {
+  std::lock_guard<std::mutex> l(mu_);
+  return p_;
+}
+
+void ContractDevice::Roll(uint64_t now) {
+  if (sec_end_ == 0) {
+    sec_end_ = now + 1000000000UL;
+    regular_ = p_.iops;
+    debt_ = 0;
+    return;
+  }
+  int n = 0;
+  while (now >= sec_end_) {
+    // Each second A new tokens arrive; they repay the borrowing pool first (Calcspar §2.3).
+    double repay = std::min(p_.iops, debt_);
+    debt_ -= repay;
+    regular_ = p_.iops - repay;
+    sec_end_ += 1000000000UL;
+    if (++n > 16) {
+      debt_ = 0;
+      regular_ = p_.iops;
+      sec_end_ = now + 1000000000UL;
+      break;
+    }
+  }
+}
+
+uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t now) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!p_.enabled) return now;
+  // per-second usage for budgetUse
+  uint64_t sec = now / 1000000000UL;
+  if (sec != cur_sec_) {
+    double use = 0;
+    if (p_.iops > 0) use = std::max(use, cur_units_ / p_.iops);
+    if (p_.read_bps > 0) use = std::max(use, cur_rb_ / p_.read_bps);
+    if (p_.write_bps > 0) use = std::max(use, cur_wb_ / p_.write_bps);
+    prev_use_ = sec == cur_sec_ + 1 ? use : 0;
+    prev_sec_ = sec - 1;
+    cur_sec_ = sec;
+    cur_units_ = cur_rb_ = cur_wb_ = 0;
+  }
+  if (op == kOpSync) {
+    c_[kDSyncOps]++;
+    return now + p_.base_ns;
+  }
+  Roll(now);
+  const bool read = op == kOpRead;
+  double bps = read ? p_.read_bps : p_.write_bps;
+  uint64_t& pipe = read ? read_free_ : write_free_;
+  uint64_t bw_done = now;
+  if (bps > 0 && bytes > 0) {
+    uint64_t start = std::max(now, pipe);
+    pipe = start + static_cast<uint64_t>(static_cast<double>(bytes) * 1e9 / bps);
+    bw_done = pipe;
+  }
+  uint64_t done = bw_done + p_.base_ns;
+  const double u = static_cast<double>(units);
+  if (p_.iops <= 0 || regular_ >= u) {
+    if (p_.iops > 0) regular_ -= u;
+    c_[kDRegularOps]++;
+    c_[kDRegularDelayNs] += done - now;
+  } else {
+    // Overdraft: borrow what the regular bucket lacks; overdrawn I/Os are served one after another at 1/A seconds
+    // per unit, so L concurrent requesters each see W = L/A.
+    double borrow = u - regular_;
+    regular_ = 0;
+    uint64_t start = std::max(now, lane_free_);
+    if (debt_ + borrow > p_.pool) {
+      start = std::max(start, sec_end_);  // pool empty: blocked until the next refill
+      c_[kDPoolWaits]++;
+    }
+    debt_ += borrow;
+    lane_free_ = start + static_cast<uint64_t>(u * 1e9 / p_.iops);
+    done = std::max(lane_free_, done);
+    c_[kDOverdraftOps]++;
+    c_[kDOverdraftDelayNs] += done - now;
+  }
+  c_[kDUnits] += units;
+  if (read) {
+    c_[kDReadBytes] += bytes;
+    cur_rb_ += static_cast<double>(bytes);
+  } else {
+    c_[kDWriteBytes] += bytes;
+    cur_wb_ += static_cast<double>(bytes);
+  }
+  cur_units_ += u;
+  return done;
+}
+
+void ContractDevice::Read(long* out) {
+  std::lock_guard<std::mutex> l(mu_);
+  for (int i = 0; i < kDFields; i++) out[i] = static_cast<long>(c_[i]);
+}
+
+double ContractDevice::BudgetUse(uint64_t now) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!p_.enabled) return 0;
+  uint64_t sec = now / 1000000000UL;
+  double use = 0;
+  if (sec == cur_sec_ + 1) {
+    if (p_.iops > 0) use = std::max(use, cur_units_ / p_.iops);
+    if (p_.read_bps > 0) use = std::max(use, cur_rb_ / p_.read_bps);
+    if (p_.write_bps > 0) use = std::max(use, cur_wb_ / p_.write_bps);
+    return use;
+  }
+  if (sec == cur_sec_ && prev_sec_ == sec - 1) return prev_use_;
+  return 0;
+}
+
+// --------------------------------------------------------------------------------------------------- faults ----
+
+int FaultInjector::Add(const FaultRule& r) {
+  std::lock_guard<std::mutex> l(mu_);
+  FaultRule copy = r;
+  copy.id = next_id_++;
+  copy.seen = copy.hits = 0;
+  rules_.push_back(copy);
+  active_.store(static_cast<int>(rules_.size()), std::memory_order_relaxed);
+  return copy.id;
+}
+
+bool FaultInjector::Remove(int id) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = std::find_if(rules_.begin(), rules_.end(), [id](const FaultRule& r) { return r.id == id; });
+  if (it == rules_.end()) return false;
+  rules_.erase(it);
+  active_.store(static_cast<int>(rules_.size()), std::memory_order_relaxed);
+  return true;
+}
+
+void FaultInjector::Clear() {
+  std::lock_guard<std::mutex> l(mu_);
+  rules_.clear();
+  active_.store(0, std::memory_order_relaxed);
+}
+
+int64_t FaultInjector::Hits(int id) {
+  std::lock_guard<std::mutex> l(mu_);
+  for (auto& r : rules_) {
+    if (r.id == id) return static_cast<int64_t>(r.hits);
+  }
+  return -1;
+}
+
+FaultDecision FaultInjector::Check(int cls, int kind, int op) {
+  FaultDecision d;
+  std::lock_guard<std::mutex> l(mu_);
+  for (auto& r : rules_) {
+    if (((r.class_mask >> cls) & 1u) == 0 || ((r.kind_mask >> kind) & 1u) == 0 || ((r.op_mask >> op) & 1u) == 0) {
+      continue;
+    }
+    r.seen++;
+    if (r.seen <= r.after) continue;
+    if (r.max_hits >= 0 && static_cast<int64_t>(r.hits) >= r.max_hits) continue;
+    if (r.probability < 1.0) {
+      double x = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+      if (x >= r.probability) continue;
+    }
+    r.hits++;
+    d.rule = r.id;
+    if (r.action == kFaultDelay) {
+      d.delay_ns = r.delay_ns;
+    } else {
+      d.fail = true;
+      d.retryable = r.action == kFaultEioRetryable;
+    }
+    return d;
+  }
+  return d;
+}
+
+}  // namespace sluice

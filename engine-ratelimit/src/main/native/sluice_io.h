@@ -1,0 +1,352 @@
+// Sluice priority Env: the engine-neutral part (no RocksDB headers here).
+//
+// I/O classes, counters, the node scheduler, the contract-device model and the fault injector. The RocksDB-facing
+// FileSystemWrapper lives in priority_fs.cc, the JNI entry points in jni_bridge.cc. See DEVICE.md and SCHEDULING.md
+// next to the Java package dev.sluice.ratelimit.env for the equations and policies.
+//
+// Locking: per-I/O accounting uses relaxed atomics only. NodeScheduler::mu_ (only when a node policy is active),
+// ContractDevice::mu_ (only when the device is enabled), FaultInjector::mu_ (only while rules exist) and
+// Partition::levels_mu (only when a file's cached level is stale) are leaves: no code holds two of them at once.
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace sluice {
+
+// Must match dev.sluice.core.sensor.IoClass (ordinals).
+enum IoClass : int {
+  kWal = 0,
+  kUserGet,
+  kUserScan,
+  kFlush,
+  kCompactionL0,
+  kCompactionHigh,
+  kCompactionDeep,
+  kPrefetch,
+  kMeta,
+  kNumClasses
+};
+
+inline bool IsBackground(int c) {
+  return c == kFlush || c == kCompactionL0 || c == kCompactionHigh || c == kCompactionDeep || c == kPrefetch;
+}
+
+// File kinds (bit positions in fault-rule masks). Must match FaultRule.FileKind in Java.
+enum FileKind : int { kWalFile = 0, kSstFile, kBlobFile, kManifestFile, kOtherFile, kNumFileKinds };
+
+// Operation kinds (bit positions in fault-rule masks). Must match FaultRule.Op in Java.
+enum OpKind : int { kOpRead = 0, kOpWrite, kOpSync, kOpFlush, kNumOps };
+
+inline uint64_t NowNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000UL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void SleepUntil(uint64_t deadline_ns);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Counters. One ClassCounters per (partition, class). Layout of the exported long[] must match NativeStats.java.
+// ---------------------------------------------------------------------------------------------------------------
+constexpr int kHistBuckets = 24;  // bucket i < 23: device latency < 2^i microseconds; bucket 23: the rest
+enum StatField : int {
+  kFOps = 0,      // data operations (reads, writes; a multi-read counts each request)
+  kFBytes,        // bytes transferred
+  kFWaitNs,       // nanoseconds spent waiting in the scheduler (class caps + node policy)
+  kFDeviceNs,     // nanoseconds in the device for data operations (emulated delay + real file system)
+  kFSyncOps,      // sync / fsync / range-sync calls
+  kFSyncNs,       // nanoseconds in those calls
+  kFUrgentOps,    // operations RocksDB marked IO_USER (compaction/flush raised during a write stall)
+  kFDelayedOps,   // operations that waited in the scheduler at all
+  kFFaults,       // operations failed or delayed by the fault injector
+  kFHist0,        // kHistBuckets histogram counters follow
+  kStatFields = kFHist0 + kHistBuckets
+};
+
+struct alignas(64) ClassCounters {
+  std::atomic<uint64_t> f[kStatFields];
+  ClassCounters() {
+    for (auto& x : f) x.store(0, std::memory_order_relaxed);
+  }
+};
+
+inline int HistBucket(uint64_t ns) {
+  uint64_t us = ns / 1000;
+  if (us == 0) return 0;
+  int b = 64 - __builtin_clzll(us);  // us in [2^(b-1), 2^b)
+  return b < kHistBuckets - 1 ? b : kHistBuckets - 1;
+}
+
+struct Partition {
+  std::string name;
+  std::vector<std::string> prefixes;  // absolute directory paths, each ending with '/'
+  ClassCounters cls[kNumClasses];
+
+  // file number -> level, pushed from Java; plus numbers of files this Env saw written by a flush (L0 until the map
+  // says otherwise). base_level = smallest non-zero level holding files (dynamic level bytes puts L0's target there).
+  std::shared_mutex levels_mu;
+  std::unordered_map<uint64_t, int> levels;
+  std::unordered_set<uint64_t> flushed;
+  int base_level = 1;
+  std::atomic<uint64_t> level_gen{1};
+  std::atomic<bool> has_levels{false};
+
+  // "Rank" of a level: 0 for L0, 1 for the base level, 2 for the next, ... ; -1 when unknown.
+  int RankOf(uint64_t file_number);
+  void NoteFlushed(uint64_t file_number);
+  void ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Per-class caps: two GCRA buckets (ops/s, bytes/s), lock-free.
+// ---------------------------------------------------------------------------------------------------------------
+struct ClassCap {
+  std::atomic<double> ops_rate{0};
+  std::atomic<double> bytes_rate{0};
+  std::atomic<uint64_t> ops_tat{0};
+  std::atomic<uint64_t> bytes_tat{0};
+  std::atomic<uint32_t> gen{0};
+  std::atomic<bool> active{false};
+  // Returns nanoseconds waited.
+  uint64_t Acquire(uint64_t bytes, uint32_t ops);
+  void Set(double ops_per_sec, double bytes_per_sec);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Node scheduler: arbitration between tiers of classes under a node budget (see SCHEDULING.md).
+// ---------------------------------------------------------------------------------------------------------------
+enum PolicyKind : int { kPassThrough = 0, kStrictPriority = 1, kWeightedFair = 2, kTimeWindows = 3 };
+constexpr int kMaxTiers = 4;
+
+struct PolicyParams {
+  int kind = kPassThrough;
+  int tier_of[kNumClasses] = {0, 0, 0, 1, 1, 2, 2, 2, 0};
+  double weight[kMaxTiers] = {1, 10, 1, 1};
+  bool strict_top = true;
+  uint64_t starvation_ns = 50000000UL;
+  double node_ops = 0;    // units per second, 0 = unlimited
+  double node_bytes = 0;  // bytes per second, 0 = unlimited
+  double paid_iops = 0;   // time windows: tokens per second
+  double min_window = 0.1;
+};
+
+class NodeScheduler {
+ public:
+  NodeScheduler();
+  void SetPolicy(const PolicyParams& p);
+  PolicyParams Policy();
+  bool Active() const { return kind_.load(std::memory_order_relaxed) != kPassThrough; }
+  // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow.
+  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release);
+  void Release(int tier);
+  // Units / bytes granted in the last full second, and the configured budget (0 = none).
+  void Snapshot(long* out);  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers]
+  // Fraction of the node budget (node rates or paid IOPS) granted in the last full second; 0 without a budget.
+  double BudgetUse(uint64_t now);
+
+ private:
+  struct Waiter {
+    int tier;
+    uint64_t bytes, units, enq_ns;
+    bool granted = false;
+    std::condition_variable cv;
+  };
+  bool RateMode() const { return p_.node_ops > 0 || p_.node_bytes > 0; }
+  bool InflightMode() const { return p_.kind == kStrictPriority && !RateMode(); }
+  void Refill(uint64_t now);
+  bool Eligible(int tier, uint64_t now, bool starving) const;
+  bool DispatchOne(uint64_t now);
+  void Dispatch(uint64_t now);
+  void Grant(Waiter* w, uint64_t now);
+  void Consume(int tier, uint64_t bytes, uint64_t units, uint64_t now);
+  uint64_t NextWake(uint64_t now, const Waiter* w) const;
+
+  std::mutex mu_;
+  PolicyParams p_;
+  std::atomic<int> kind_{kPassThrough};
+  std::deque<Waiter*> q_[kMaxTiers];
+  int waiting_ = 0;
+  int inflight_[kMaxTiers] = {0, 0, 0, 0};
+  std::atomic<int> waiting_atomic_{0};
+  double tok_ops_ = 0, tok_bytes_ = 0;
+  uint64_t last_refill_ = 0;
+  double pass_[kMaxTiers] = {0, 0, 0, 0};
+  double vtime_ = 0;
+  uint64_t sec_start_ = 0;
+  double sec_tokens_ = 0;
+  double alloc_[kMaxTiers] = {0, 0, 0, 0};
+  double demand_[kMaxTiers] = {0, 0, 0, 0};   // units requested this second (granted or not)
+  double reserve_[kMaxTiers] = {0, 0, 0, 0};  // more urgent tiers' demand in the previous second
+  bool starved_[kMaxTiers] = {false, false, false, false};  // a request of the tier found the second's tokens gone
+  double win_start_[kMaxTiers] = {0, 0, 0, 0};
+  uint64_t granted_units_ = 0, granted_bytes_ = 0;
+  uint64_t cur_sec_ = 0, prev_sec_ = 0;
+  double cur_u_ = 0, cur_b_ = 0, prev_use_ = 0;
+  double UseOf(double u, double b) const;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Contract device (Calcspar §2.2-2.3), see DEVICE.md.
+// ---------------------------------------------------------------------------------------------------------------
+struct DeviceParams {
+  bool enabled = false;
+  double iops = 0;        // paid IOPS A; 0 = no IOPS contract
+  double read_bps = 0;    // 0 = unlimited
+  double write_bps = 0;   // 0 = unlimited
+  uint64_t base_ns = 0;   // base latency L0
+  double pool = 0;        // borrowing pool (overdraft tokens); 0 = equal to iops
+  uint64_t unit_bytes = 262144;
+};
+
+enum DeviceField : int {
+  kDRegularOps = 0,
+  kDOverdraftOps,
+  kDOverdraftDelayNs,  // sum over overdraft I/Os of (completion - arrival)
+  kDRegularDelayNs,    // sum over regular I/Os of (completion - arrival)
+  kDPoolWaits,         // overdraft I/Os that found the borrowing pool empty and waited for the next refill
+  kDUnits,
+  kDReadBytes,
+  kDWriteBytes,
+  kDSyncOps,
+  kDFields
+};
+
+class ContractDevice {
+ public:
+  void Configure(const DeviceParams& p);
+  DeviceParams Params();
+  bool Enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  uint64_t UnitBytes() const { return unit_bytes_.load(std::memory_order_relaxed); }
+  // Returns the model's completion time for an I/O arriving at `now`; the caller sleeps until then.
+  uint64_t Admit(int op, uint64_t bytes, uint64_t units, uint64_t now);
+  void Read(long* out);
+  double BudgetUse(uint64_t now);
+
+ private:
+  void Roll(uint64_t now);
+  std::mutex mu_;
+  DeviceParams p_;
+  std::atomic<bool> enabled_{false};
+  std::atomic<uint64_t> unit_bytes_{262144};
+  uint64_t sec_end_ = 0;
+  double regular_ = 0, debt_ = 0;
+  uint64_t lane_free_ = 0, read_free_ = 0, write_free_ = 0;
+  uint64_t c_[kDFields] = {0};
+  // usage of the current and previous second, for budgetUse
+  uint64_t cur_sec_ = 0;
+  double cur_units_ = 0, cur_rb_ = 0, cur_wb_ = 0;
+  double prev_use_ = 0;
+  uint64_t prev_sec_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fault injection.
+// ---------------------------------------------------------------------------------------------------------------
+enum FaultAction : int { kFaultEio = 0, kFaultEioRetryable = 1, kFaultDelay = 2 };
+
+struct FaultRule {
+  int id = 0;
+  uint32_t class_mask = 0, kind_mask = 0, op_mask = 0;
+  uint64_t after = 0;   // matching operations to let through first
+  int64_t max_hits = -1;  // -1 = unlimited
+  double probability = 1.0;
+  int action = kFaultEio;
+  uint64_t delay_ns = 0;
+  uint64_t seen = 0, hits = 0;
+};
+
+struct FaultDecision {
+  bool fail = false;
+  bool retryable = false;
+  uint64_t delay_ns = 0;
+  int rule = 0;
+};
+
+class FaultInjector {
+ public:
+  bool Active() const { return active_.load(std::memory_order_relaxed) > 0; }
+  int Add(const FaultRule& r);
+  bool Remove(int id);
+  void Clear();
+  int64_t Hits(int id);
+  FaultDecision Check(int cls, int kind, int op);
+
+ private:
+  std::mutex mu_;
+  std::vector<FaultRule> rules_;
+  std::atomic<int> active_{0};
+  int next_id_ = 1;
+  std::mt19937_64 rng_{0x5eed5eedull};
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The state one PriorityEnv shares between its FileSystem, its files and Java.
+// ---------------------------------------------------------------------------------------------------------------
+struct EnvState {
+  std::mutex parts_mu;
+  std::deque<std::unique_ptr<Partition>> parts;
+  Partition unattributed;
+
+  ClassCap caps[kNumClasses];
+  std::atomic<int> caps_on{0};
+  NodeScheduler sched;
+  ContractDevice device;
+  FaultInjector faults;
+  std::atomic<uint64_t> chunk_bytes{262144};
+
+  EnvState() { unattributed.name = ""; }
+  int Register(const std::string& name, const std::vector<std::string>& dirs);
+  Partition* Lookup(const std::string& fname);  // longest registered prefix, or &unattributed
+  Partition* ByIndex(int idx);                  // -1 -> unattributed
+  int PartitionCount();
+  void ReadStats(int idx, long* out);           // idx == -2: node total
+  bool SchedulingOn() const {
+    return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
+  }
+  // Class caps then node policy. Returns wait ns.
+  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release);
+  uint64_t Units(uint64_t bytes) const {
+    uint64_t u = device.UnitBytes();
+    return bytes == 0 ? 1 : (bytes + u - 1) / u;
+  }
+};
+
+inline void Account(Partition* p, int cls, uint64_t bytes, uint32_t ops, uint64_t wait_ns, uint64_t dev_ns,
+                    bool urgent) {
+  auto& f = p->cls[cls].f;
+  f[kFOps].fetch_add(ops, std::memory_order_relaxed);
+  f[kFBytes].fetch_add(bytes, std::memory_order_relaxed);
+  f[kFDeviceNs].fetch_add(dev_ns, std::memory_order_relaxed);
+  f[kFHist0 + HistBucket(dev_ns)].fetch_add(1, std::memory_order_relaxed);
+  if (wait_ns != 0) {
+    f[kFWaitNs].fetch_add(wait_ns, std::memory_order_relaxed);
+    f[kFDelayedOps].fetch_add(1, std::memory_order_relaxed);
+  }
+  if (urgent) f[kFUrgentOps].fetch_add(ops, std::memory_order_relaxed);
+}
+
+inline void AccountSync(Partition* p, int cls, uint64_t wait_ns, uint64_t dev_ns, bool urgent) {
+  auto& f = p->cls[cls].f;
+  f[kFSyncOps].fetch_add(1, std::memory_order_relaxed);
+  f[kFSyncNs].fetch_add(dev_ns, std::memory_order_relaxed);
+  if (wait_ns != 0) {
+    f[kFWaitNs].fetch_add(wait_ns, std::memory_order_relaxed);
+    f[kFDelayedOps].fetch_add(1, std::memory_order_relaxed);
+  }
+  if (urgent) f[kFUrgentOps].fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace sluice

@@ -1,0 +1,195 @@
+package dev.sluice.ratelimit.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.core.control.Action;
+import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.sensor.LevelInfo;
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.NodeSnapshot;
+import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.sensor.StallCondition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** CruiseDB's controller on scripted snapshot sequences with a fake clock: no RocksDB, no sleeping. */
+class AdaptiveAdmissionTest {
+    static final long SEC = 1_000_000_000L;
+    static final long BUDGET = 128L << 20;
+
+    long now = 0;
+    OpCounters total = OpCounters.ZERO;
+
+    static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
+        return new AdaptiveAdmission.Settings(
+                0.5,
+                0.4,
+                0.5,
+                0.8,
+                initialRate,
+                5 * SEC,
+                100,
+                2,
+                readMbps * 1e6,
+                writeMbps * 1e6,
+                AdmissionScope.ALL,
+                0.01);
+    }
+
+    /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
+    NodeSnapshot tick(double y, long reads, long writes, double writeAmp) {
+        now += SEC;
+        OpCounters delta = new OpCounters(reads, writes, 0, 0, 0, writes * 1040, reads * 1040, 0);
+        total = total.plus(delta);
+        long userBytes = total.bytesWritten();
+        // Choose flush/compaction bytes so that the snapshot's cumulative write amplification equals writeAmp.
+        long engineBytes = (long) (writeAmp * userBytes);
+        List<LevelInfo> levels = List.of(
+                new LevelInfo(0, 2, 0, 0, List.of()),
+                new LevelInfo(1, 3, 0, 0, List.of()),
+                new LevelInfo(2, 0, 0, 0, List.of()));
+        LsmSnapshot s = new LsmSnapshot(
+                "p",
+                now,
+                SEC,
+                (long) (y * BUDGET),
+                0,
+                BUDGET,
+                0,
+                64L << 20,
+                2,
+                20,
+                36,
+                levels,
+                0,
+                0,
+                0,
+                StallCondition.NORMAL,
+                0,
+                0,
+                0,
+                2,
+                false,
+                0,
+                0,
+                Math.max(0, engineBytes - userBytes),
+                userBytes,
+                total,
+                delta,
+                IoStats.EMPTY,
+                IoStats.EMPTY,
+                Double.POSITIVE_INFINITY,
+                0);
+        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
+    }
+
+    static double rateOf(List<Action> actions) {
+        assertThat(actions).hasSize(1);
+        return ((Action.SetAdmissionRate) actions.get(0)).requestsPerSecond();
+    }
+
+    @Test
+    void warmUpMeasuresTheUnthrottledMeanThenSetsT0() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        List<Integer> perTick = List.of(8000, 12000, 9000, 11000, 10000);
+        for (int i = 0; i < 4; i++) {
+            assertThat(c.decide(tick(0.3, perTick.get(i) / 2, perTick.get(i) / 2, 5), now))
+                    .as("no action during warm-up")
+                    .isEmpty();
+        }
+        List<Action> a = c.decide(tick(0.3, 5000, 5000, 5), now);
+        assertThat(rateOf(a)).isCloseTo(10_000, within(1.0));
+        assertThat(a.get(0).reason()).contains("mean unthrottled throughput");
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
+    }
+
+    @Test
+    void feedbackFollowsEquation2UpWhenLowAndDownWhenHigh() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        assertThat(rateOf(c.decide(tick(0.3, 5000, 5000, 5), now))).isEqualTo(10_000); // t_0, e_0 = -0.2
+        // y = 0.2: e = -0.3, Δe = -0.1 → factor = 1 + 0.15 + 0.04 = 1.19
+        assertThat(rateOf(c.decide(tick(0.2, 5000, 5000, 5), now))).isCloseTo(11_900, within(0.01));
+        // y = 0.7: e = +0.2, Δe = +0.5 → factor = 1 - 0.1 - 0.2 = 0.7
+        assertThat(rateOf(c.decide(tick(0.7, 5950, 5950, 5), now))).isCloseTo(8_330, within(0.01));
+        // y = 0.7 again: e = 0.2, Δe = 0 → factor 0.9
+        assertThat(rateOf(c.decide(tick(0.7, 4165, 4165, 5), now))).isCloseTo(7_497, within(0.01));
+    }
+
+    @Test
+    void atTheTargetWithNoTrendNothingIsEmitted() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        assertThat(c.decide(tick(0.5, 5000, 5000, 5), now)).isEmpty();
+        assertThat(c.state("p").rate()).isEqualTo(10_000);
+    }
+
+    @Test
+    void aboveTheHighWatermarkTheRateIsTheConservativeEstimateOfEquation3() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 100, 50));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        List<Action> a = c.decide(tick(0.85, 5000, 5000, 5), now);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
+        assertThat(rateOf(a)).isCloseTo(expected, within(1.0));
+        assertThat(a.get(0).reason()).contains("Eq. 3");
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
+    }
+
+    @Test
+    void withoutADeviceModelConservativeModeHalvesTheRate() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        assertThat(rateOf(c.decide(tick(0.9, 5000, 5000, 5), now))).isEqualTo(5_000);
+        assertThat(rateOf(c.decide(tick(0.95, 2500, 2500, 5), now))).isEqualTo(2_500);
+    }
+
+    @Test
+    void itRecoversToFeedbackOnceTheWatermarkFalls() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        c.decide(tick(0.9, 5000, 5000, 5), now); // conservative: 5000, e = 0.4
+        // y = 0.3: e = -0.2, Δe = -0.6 → factor = 1 + 0.1 + 0.24 = 1.34
+        assertThat(rateOf(c.decide(tick(0.3, 2500, 2500, 5), now))).isCloseTo(6_700, within(0.01));
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
+    }
+
+    @Test
+    void theRateIsClampedBelowAndCannotDriftUpWhenDemandIsLow() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        List<Double> rates = new ArrayList<>();
+        for (int i = 0; i < 30; i++) { // an almost idle tenant: watermark near 0 for 30 s
+            c.decide(tick(0.01, 50, 50, 5), now);
+            rates.add(c.state("p").rate());
+        }
+        assertThat(rates).allSatisfy(r -> assertThat(r).isLessThanOrEqualTo(20_000.0001));
+        assertThat(rates.get(rates.size() - 1)).isCloseTo(20_000, within(0.01));
+        for (int i = 0; i < 40; i++) { // memory full for a long time, no device model: halves down to min.rate
+            c.decide(tick(0.99, 10, 10, 5), now);
+        }
+        assertThat(c.state("p").rate()).isEqualTo(100);
+    }
+
+    @Test
+    void writesOnlyScopeCountsOnlyWrites() {
+        AdaptiveAdmission.Settings s = new AdaptiveAdmission.Settings(
+                0.5, 0.4, 0.5, 0.8, 0, 2 * SEC, 100, 2, 0, 0, AdmissionScope.WRITES, 0.01);
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
+        c.decide(tick(0.3, 9000, 1000, 5), now);
+        assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
+    }
+
+    @Test
+    void staticAdmissionFixesTheWarmUpMeanOnce() {
+        StaticAdmission c = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
+        assertThat(c.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
+        assertThat(c.decide(tick(0.3, 2000, 2000, 5), now)).isEmpty();
+        assertThat(rateOf(c.decide(tick(0.3, 3000, 3000, 5), now))).isCloseTo(4_000, within(0.01));
+        for (int i = 0; i < 5; i++) {
+            assertThat(c.decide(tick(0.95, 10, 10, 5), now)).isEmpty();
+        }
+        assertThat(c.rate("p")).isCloseTo(4_000, within(0.01));
+    }
+}

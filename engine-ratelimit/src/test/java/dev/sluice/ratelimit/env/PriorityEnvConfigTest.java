@@ -1,0 +1,142 @@
+package dev.sluice.ratelimit.env;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.spi.IoPolicy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Option parsing and validation (pure Java, no native code). */
+class PriorityEnvConfigTest {
+    @Test
+    void defaultsArePassThroughWithoutDeviceOrCaps() {
+        PriorityEnvConfig c = PriorityEnvConfig.defaults();
+        assertThat(c.policy()).isInstanceOf(IoPolicy.PassThrough.class);
+        assertThat(c.device().enabled()).isFalse();
+        assertThat(c.classLimits()).isEmpty();
+        assertThat(c.chunkBytes()).isEqualTo(256 * 1024);
+    }
+
+    @Test
+    void everyOptionHasADefaultAndADescription() {
+        PriorityEnvConfig.OPTIONS.forEach((k, v) -> assertThat(v).as(k).matches("\\S+ — .+"));
+        assertThat(PriorityEnvConfig.OPTIONS).hasSize(16 + 2 * IoClass.values().length);
+    }
+
+    @Test
+    void theDeclaredOptionsThemselvesParseAsTheDefaults() {
+        PriorityEnvConfig merged = PriorityEnvConfig.fromOptions(PriorityEnvConfig.OPTIONS);
+        assertThat(merged).isEqualTo(PriorityEnvConfig.defaults());
+    }
+
+    @Test
+    void deviceAndLimitsAreParsedInMiB() {
+        PriorityEnvConfig c = PriorityEnvConfig.fromOptions(Map.of(
+                "device.enabled", "true",
+                "device.iops", "1500",
+                "device.read.mbps", "50",
+                "device.latency.us", "250",
+                "limit.compaction_deep.mbps", "4",
+                "limit.user_get.ops", "2000"));
+        assertThat(c.device().enabled()).isTrue();
+        assertThat(c.device().paidIops()).isEqualTo(1500);
+        assertThat(c.device().readBytesPerSecond()).isEqualTo(50.0 * 1024 * 1024);
+        assertThat(c.device().writeBytesPerSecond()).isEqualTo(125.0 * 1024 * 1024);
+        assertThat(c.device().baseLatency()).isEqualTo(Duration.ofNanos(250_000));
+        assertThat(c.device().punitiveLatency()).isEqualTo(Duration.ofNanos(666_666));
+        assertThat(c.classLimits().get(IoClass.COMPACTION_DEEP).bytesPerSecond())
+                .isEqualTo(4.0 * 1024 * 1024);
+        assertThat(c.classLimits().get(IoClass.USER_GET).opsPerSecond()).isEqualTo(2000);
+        assertThat(c.classLimits()).doesNotContainKey(IoClass.WAL);
+    }
+
+    @Test
+    void policiesFollowThePapersSettings() {
+        IoPolicy cruise = PriorityEnvConfig.fromOptions(Map.of("policy", "cruisedb", "policy.starvation.ms", "20"))
+                .policy();
+        assertThat(cruise).isInstanceOfSatisfying(IoPolicy.StrictPriority.class, s -> {
+            assertThat(s.starvationBound()).isEqualTo(Duration.ofMillis(20));
+            assertThat(s.tiers().get(IoClass.USER_GET)).isZero();
+            assertThat(s.tiers().get(IoClass.COMPACTION_L0)).isEqualTo(1);
+            assertThat(s.tiers().get(IoClass.COMPACTION_DEEP)).isEqualTo(2);
+            assertThat(s.budget().isLimited()).isFalse();
+        });
+        IoPolicy flex = PriorityEnvConfig.fromOptions(Map.of("policy", "flexengine", "device.enabled", "true"))
+                .policy();
+        assertThat(flex).isInstanceOfSatisfying(IoPolicy.WeightedFair.class, w -> {
+            assertThat(w.weights()).containsExactly(1.0, 10.0, 1.0);
+            assertThat(w.strictTopTier()).isTrue();
+            assertThat(w.budget().bytesPerSecond()).isEqualTo(125.0 * 1024 * 1024);
+            assertThat(w.tiers().get(IoClass.FLUSH)).isEqualTo(1);
+        });
+        IoPolicy calcspar = PriorityEnvConfig.fromOptions(Map.of("policy", "calcspar", "policy.paid.iops", "800"))
+                .policy();
+        assertThat(calcspar).isInstanceOfSatisfying(IoPolicy.TimeWindows.class, t -> {
+            assertThat(t.paidIops()).isEqualTo(800);
+            assertThat(t.tiers().get(IoClass.COMPACTION_L0)).isZero();
+            assertThat(t.tiers().get(IoClass.COMPACTION_HIGH)).isEqualTo(1);
+            assertThat(t.tiers().get(IoClass.PREFETCH)).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void badOptionsNameTheKeyAndTheAllowedValues() {
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("device.iopz", "1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.device.iopz")
+                .hasMessageContaining("device.iops");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("device.iops", "lots")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.device.iops = 'lots'");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("device.read.mbps", "-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("out of range");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("device.enabled", "yes")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("true or false");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy", "fifo")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("passthrough, cruisedb, flexengine, calcspar");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy", "flexengine")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.policy.node.mbps");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy", "calcspar")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.policy.paid.iops");
+    }
+
+    @Test
+    void policyAndFaultRuleValuesAreValidated() {
+        assertThatThrownBy(() -> new IoPolicy.WeightedFair(
+                        IoPolicy.tierMap(java.util.List.of(IoClass.WAL), java.util.List.of()),
+                        java.util.List.of(1.0, 2.0),
+                        true,
+                        IoPolicy.NodeBudget.UNLIMITED))
+                .hasMessageContaining("tier 2");
+        assertThatThrownBy(() -> new IoPolicy.StrictPriority(Map.of(), Duration.ZERO, IoPolicy.NodeBudget.UNLIMITED))
+                .hasMessageContaining("no tier for WAL");
+        assertThatThrownBy(() -> FaultRule.eio(Set.of(), Set.of(FaultRule.Op.READ)))
+                .hasMessageContaining("classes");
+        assertThatThrownBy(() -> FaultRule.eio(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE))
+                        .withProbability(0))
+                .hasMessageContaining("probability");
+        FaultRule r = FaultRule.eio(Set.of(IoClass.WAL, IoClass.META), Set.of(FaultRule.Op.SYNC));
+        assertThat(r.classMask()).isEqualTo((1 << IoClass.WAL.ordinal()) | (1 << IoClass.META.ordinal()));
+        assertThat(r.opMask()).isEqualTo(1 << 2);
+        assertThat(r.fileKindMask()).isEqualTo(0b11111);
+    }
+
+    @Test
+    void partitionPrefixesIncludeAbsoluteAndResolvedSpellings() {
+        Path rel = Path.of("some", "..", "data", "p1");
+        assertThat(PriorityEnv.prefixes(rel))
+                .contains(rel.toString())
+                .contains(rel.toAbsolutePath().normalize().toString());
+    }
+}

@@ -1,0 +1,234 @@
+package dev.sluice.ratelimit.env;
+
+import static dev.sluice.ratelimit.env.NativeTestSupport.requireNative;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.spi.IoPolicy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The native scheduler driven by synthetic I/O (no files): class caps, strict priority with its anti-starvation bound,
+ * weighted fair sharing and Calcspar time windows. Assertions are on counters and achieved rates over a measured window,
+ * with tolerances wide enough for a loaded 2-core machine.
+ */
+class SchedulerTest {
+    private static final Duration WINDOW = Duration.ofMillis(1500);
+
+    @BeforeAll
+    static void nativeAvailable() {
+        requireNative();
+    }
+
+    @Test
+    void classOpsCapHolds() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setClassLimit(IoClass.USER_GET, 1000, 0);
+            Rate r = measure(
+                    env, IoClass.USER_GET, () -> new SyntheticLoad(env, IoClass.USER_GET, FaultRule.Op.READ, 4096, 2));
+            assertThat(r.opsPerSecond).isBetween(800.0, 1100.0);
+            assertThat(env.ioDetail().get(IoClass.USER_GET).delayedOps()).isPositive();
+            assertThat(env.ioDetail().get(IoClass.USER_GET).waitNanos()).isPositive();
+        }
+    }
+
+    @Test
+    void classBytesCapHolds() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            double cap = 16.0 * (1 << 20);
+            env.setClassLimit(IoClass.COMPACTION_DEEP, 0, cap);
+            Rate r = measure(
+                    env,
+                    IoClass.COMPACTION_DEEP,
+                    () -> new SyntheticLoad(env, IoClass.COMPACTION_DEEP, FaultRule.Op.WRITE, 256 * 1024, 2));
+            assertThat(r.bytesPerSecond / cap).isBetween(0.8, 1.1);
+        }
+    }
+
+    @Test
+    void removingACapReleasesWaitingIo() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setClassLimit(IoClass.PREFETCH, 0.01, 0); // one I/O per 100 s
+            env.syntheticIo(IoClass.PREFETCH, FaultRule.Op.READ, 4096, false); // uses the burst allowance
+            CompletableFuture<Long> blocked = CompletableFuture.supplyAsync(() -> {
+                env.syntheticIo(IoClass.PREFETCH, FaultRule.Op.READ, 4096, false);
+                return env.syntheticIo(IoClass.PREFETCH, FaultRule.Op.READ, 4096, false);
+            });
+            Thread.sleep(200);
+            assertThat(blocked).isNotDone();
+            env.setClassLimit(IoClass.PREFETCH, 0, 0);
+            assertThat(blocked.get(10, TimeUnit.SECONDS)).isPositive();
+        }
+    }
+
+    @Test
+    void urgentIoBypassesClassCaps() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setClassLimit(IoClass.COMPACTION_L0, 0.01, 0);
+            env.syntheticIo(IoClass.COMPACTION_L0, FaultRule.Op.WRITE, 4096, false);
+            CompletableFuture<Long> urgent = CompletableFuture.supplyAsync(() -> {
+                for (int i = 0; i < 100; i++) {
+                    env.syntheticIo(IoClass.COMPACTION_L0, FaultRule.Op.WRITE, 4096, true);
+                }
+                return 0L;
+            });
+            assertThat(urgent.get(10, TimeUnit.SECONDS)).isZero();
+            assertThat(env.ioDetail().get(IoClass.COMPACTION_L0).urgentOps()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void strictPriorityServesUrgentTierFirstButBoundsStarvation() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            IoPolicy.StrictPriority cruise = IoPolicy.cruiseDb(Duration.ofMillis(50));
+            env.setPolicy(new IoPolicy.StrictPriority(
+                    cruise.tiers(), cruise.starvationBound(), new IoPolicy.NodeBudget(2000, 0)));
+            IoDetail before = env.ioDetail();
+            long t0 = System.nanoTime();
+            try (SyntheticLoad gets = new SyntheticLoad(env, IoClass.USER_GET, FaultRule.Op.READ, 4096, 2).start();
+                    SyntheticLoad deep =
+                            new SyntheticLoad(env, IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, 2).start()) {
+                SyntheticLoad.run(WINDOW);
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            IoDetail d = env.ioDetail().minus(before);
+            long g = d.get(IoClass.USER_GET).ops();
+            long c = d.get(IoClass.COMPACTION_DEEP).ops();
+            assertThat((g + c) / secs).as("node budget 2000 units/s").isLessThan(2000 * 1.15);
+            assertThat(g).as("tier 0 gets the budget").isGreaterThan(5 * c);
+            assertThat(c).as("anti-starvation bound lets tier 2 through").isPositive();
+            // the lower tier waits far longer per I/O than the top tier
+            double gWait = (double) d.get(IoClass.USER_GET).waitNanos() / g;
+            double cWait = (double) d.get(IoClass.COMPACTION_DEEP).waitNanos() / c;
+            assertThat(cWait).isGreaterThan(3 * gWait);
+        }
+    }
+
+    @Test
+    void strictPriorityWithoutBudgetHoldsLowerTierWhileUpperTierIsBusy() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setPolicy(IoPolicy.cruiseDb(Duration.ofMillis(20)));
+            // I/Os take time in a device with 200 µs latency and no other limit
+            env.configureDevice(new ContractDevice(true, 0, 0, 0, Duration.ofNanos(200_000), 0, 256 * 1024));
+            // no token budget: a compaction I/O waits while user I/O is in flight or waiting (or 20 ms passed)
+            IoDetail before = env.ioDetail();
+            try (SyntheticLoad gets = new SyntheticLoad(env, IoClass.USER_GET, FaultRule.Op.READ, 4096, 2).start();
+                    SyntheticLoad deep =
+                            new SyntheticLoad(env, IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, 1).start()) {
+                SyntheticLoad.run(Duration.ofMillis(800));
+            }
+            IoDetail d = env.ioDetail().minus(before);
+            assertThat(d.get(IoClass.USER_GET).ops())
+                    .isGreaterThan(10 * d.get(IoClass.COMPACTION_DEEP).ops());
+            assertThat(d.get(IoClass.COMPACTION_DEEP).ops()).isPositive();
+            assertThat(d.get(IoClass.COMPACTION_DEEP).delayedOps()).isPositive();
+        }
+    }
+
+    @Test
+    void weightedFairSharesFlushAndCompactionTenToOne() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            double budget = 16.0 * (1 << 20);
+            env.setPolicy(IoPolicy.flexEngineNode(budget));
+            IoDetail before = env.ioDetail();
+            long t0 = System.nanoTime();
+            try (SyntheticLoad flush = new SyntheticLoad(env, IoClass.FLUSH, FaultRule.Op.WRITE, 64 * 1024, 2).start();
+                    SyntheticLoad compaction =
+                            new SyntheticLoad(env, IoClass.COMPACTION_HIGH, FaultRule.Op.WRITE, 64 * 1024, 2).start()) {
+                SyntheticLoad.run(WINDOW);
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            IoDetail d = env.ioDetail().minus(before);
+            long f = d.get(IoClass.FLUSH).bytes();
+            long c = d.get(IoClass.COMPACTION_HIGH).bytes();
+            assertThat((f + c) / secs / budget).as("node bytes budget").isBetween(0.8, 1.15);
+            assertThat((double) f / c).as("flush:compaction share").isBetween(5.0, 20.0);
+        }
+    }
+
+    @Test
+    void timeWindowsServeTheTopTierFirstAndGiveLowerTiersOnlyLeftovers() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            double paid = 500;
+            env.setPolicy(IoPolicy.calcspar(paid));
+            env.setClassLimit(IoClass.USER_GET, 300, 0); // the top tier asks for 300 of the 500 tokens per second
+            IoDetail before;
+            long t0;
+            try (SyntheticLoad gets = new SyntheticLoad(env, IoClass.USER_GET, FaultRule.Op.READ, 4096, 2).start();
+                    SyntheticLoad deep =
+                            new SyntheticLoad(env, IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, 2).start()) {
+                SyntheticLoad.run(Duration.ofMillis(1200)); // one full second of history
+                before = env.ioDetail();
+                t0 = System.nanoTime();
+                SyntheticLoad.run(Duration.ofMillis(2000));
+                double[] windows = env.schedulerStats().windowStarts();
+                assertThat(windows[0]).isZero();
+                assertThat(windows[2]).as("low queue opens late in the second").isBetween(0.3, 0.95);
+                assertThat(env.budgetUse())
+                        .as("budget use of the last full second")
+                        .isGreaterThan(0.6);
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            IoDetail d = env.ioDetail().minus(before);
+            long g = d.get(IoClass.USER_GET).ops();
+            long c = d.get(IoClass.COMPACTION_DEEP).ops();
+            // tokens are refreshed per second and never carried over: at most `paid` per started second
+            assertThat(g + c).isLessThanOrEqualTo((long) (paid * Math.ceil(secs + 0.01)));
+            assertThat(g / secs).as("top tier gets what it asks for").isGreaterThan(0.8 * 300);
+            assertThat(c).as("low queue uses leftover tokens inside its window").isPositive();
+            assertThat(c / secs).isLessThan(paid - 0.8 * 300);
+        }
+    }
+
+    @Test
+    void switchingBackToPassThroughReleasesEveryWaiter() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setPolicy(new IoPolicy.StrictPriority(
+                    IoPolicy.cruiseDb(Duration.ZERO).tiers(), Duration.ZERO, new IoPolicy.NodeBudget(0.5, 0)));
+            List<CompletableFuture<Long>> waiters = List.of(
+                    CompletableFuture.supplyAsync(
+                            () -> env.syntheticIo(IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, false)),
+                    CompletableFuture.supplyAsync(
+                            () -> env.syntheticIo(IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, false)),
+                    CompletableFuture.supplyAsync(
+                            () -> env.syntheticIo(IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, false)));
+            Thread.sleep(300);
+            assertThat(waiters.stream().filter(CompletableFuture::isDone).count())
+                    .isLessThan(3);
+            env.setPolicy(IoPolicy.passThrough());
+            for (CompletableFuture<Long> w : waiters) {
+                assertThat(w.get(10, TimeUnit.SECONDS)).isPositive();
+            }
+            assertThat(env.policy()).isInstanceOf(IoPolicy.PassThrough.class);
+        }
+    }
+
+    private record Rate(double opsPerSecond, double bytesPerSecond) {}
+
+    private interface LoadFactory {
+        SyntheticLoad create();
+    }
+
+    private static Rate measure(PriorityEnv env, IoClass c, LoadFactory f) throws Exception {
+        IoDetail before;
+        long t0;
+        IoDetail after;
+        long t1;
+        try (SyntheticLoad load = f.create().start()) {
+            SyntheticLoad.run(Duration.ofMillis(300)); // warm-up: spend the burst allowance
+            before = env.ioDetail();
+            t0 = System.nanoTime();
+            SyntheticLoad.run(WINDOW);
+            after = env.ioDetail();
+            t1 = System.nanoTime();
+        }
+        double secs = (t1 - t0) / 1e9;
+        IoClassDetail d = after.get(c).minus(before.get(c));
+        return new Rate(d.ops() / secs, d.bytes() / secs);
+    }
+}
