@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * partition directory with files but no {@code CURRENT} is refused with {@link StoreCorruptedException}; nothing in it is
  * written. Partitions found on disk but not configured are left untouched (logged).
  *
- * <p><b>Close order.</b> control plane → manual-compaction thread → async pool (queued requests finish) → partitions
- * (each: gate, scans, DB, options) → write-buffer manager → block cache → Env → event log → meters.
+ * <p><b>Close order.</b> partitions refuse new requests → control plane → queued manual compactions dropped → async
+ * pool drained (≤ 60 s, the rest failed) → running manual compaction awaited → partitions, under the node lock so no
+ * on-demand sample runs (each: gate, scans, DB, options) → write-buffer manager → caches → Env → event log → meters.
  */
 final class NodeImpl implements SluiceNode {
     private static final Logger log = LoggerFactory.getLogger(NodeImpl.class);
@@ -73,6 +74,7 @@ final class NodeImpl implements SluiceNode {
     private final StorageEnv env;
     private final Cache blockCache;
     private final WriteBufferManager writeBufferManager;
+    private final Cache writeBufferManagerCache; // only when there is no block cache to charge memtables to
     private final ThreadPoolExecutor asyncPool;
     private final ThreadPoolExecutor manualCompactions;
     private final Map<String, RocksPartition> partitions = new LinkedHashMap<>();
@@ -88,10 +90,18 @@ final class NodeImpl implements SluiceNode {
         this.registry = registry;
         this.ticker = ticker;
         this.env = env;
+        // Plain Java objects first, so a failure there leaves no native object behind.
+        this.events = new ControlEventLog(
+                config.controlEventsCapacity(),
+                registry,
+                config.controlEventsFile().orElse(null));
+        this.metrics = new NodeMetrics(registry);
         this.blockCache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
+        this.writeBufferManagerCache =
+                config.writeBufferManagerBytes() > 0 && blockCache == null ? new LRUCache(0) : null;
         this.writeBufferManager = config.writeBufferManagerBytes() > 0
                 ? new WriteBufferManager(
-                        config.writeBufferManagerBytes(), blockCache != null ? blockCache : new LRUCache(0))
+                        config.writeBufferManagerBytes(), blockCache != null ? blockCache : writeBufferManagerCache)
                 : null;
         this.asyncPool = new ThreadPoolExecutor(
                 config.asyncThreads(),
@@ -102,11 +112,6 @@ final class NodeImpl implements SluiceNode {
                 daemon("sluice-async"));
         this.manualCompactions = new ThreadPoolExecutor(
                 1, 1, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), daemon("sluice-manual-compaction"));
-        this.events = new ControlEventLog(
-                config.controlEventsCapacity(),
-                registry,
-                config.controlEventsFile().orElse(null));
-        this.metrics = new NodeMetrics(registry);
     }
 
     private static ThreadFactory daemon(String prefix) {
@@ -130,6 +135,9 @@ final class NodeImpl implements SluiceNode {
         } catch (RuntimeException e) {
             if (env != null) {
                 env.close();
+            }
+            if (e instanceof java.io.UncheckedIOException u) {
+                throw new SluiceException(u.getMessage(), u);
             }
             throw e;
         }
@@ -240,7 +248,7 @@ final class NodeImpl implements SluiceNode {
                 throw new StoreCorruptedException(SluiceConfig.DATA_DIR + " " + dir + " exists but is not a directory");
             }
             Path marker = dir.resolve(MARKER);
-            if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker)) {
+            if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker) && !onlyMarkerTemp(dir)) {
                 throw new StoreCorruptedException(dir + " is not empty and is not a Sluice store (no " + MARKER
                         + " file); Sluice will not write to it. Use an empty or new directory.");
             }
@@ -256,21 +264,57 @@ final class NodeImpl implements SluiceNode {
                 }
                 return;
             }
-            Files.createDirectories(dir.resolve("partitions"));
+            // Marker first (written, fsynced, renamed, directory fsynced), then the partitions directory: a crash at
+            // any
+            // point leaves an empty directory, one holding only SLUICE.tmp, or a valid store.
+            Files.createDirectories(dir);
             Path tmp = dir.resolve(MARKER + ".tmp");
-            Files.writeString(
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
                     tmp,
-                    "# Sluice store marker. Do not delete or edit.\nformat=" + FORMAT + "\n",
-                    StandardCharsets.UTF_8);
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.wrap(
+                        ("# Sluice store marker. Do not delete or edit.\nformat=" + FORMAT + "\n")
+                                .getBytes(StandardCharsets.UTF_8)));
+                ch.force(true);
+            }
             Files.move(tmp, marker, StandardCopyOption.ATOMIC_MOVE);
+            fsyncDirectory(dir);
+            Files.createDirectories(dir.resolve("partitions"));
+            fsyncDirectory(dir);
         } catch (IOException e) {
             throw new SluiceException("cannot prepare data directory " + dir + ": " + e, e);
+        }
+    }
+
+    /**
+     * True when the directory is empty or holds only what RocksDB writes before it creates a new DB ({@code LOCK},
+     * info {@code LOG*}): a first open that crashed or failed midway, which is safe to create again.
+     */
+    static boolean onlyCreationLeftovers(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).allMatch(n -> n.equals("LOCK") || n.startsWith("LOG"));
         }
     }
 
     private static boolean isEmpty(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.findAny().isEmpty();
+        }
+    }
+
+    /** A directory holding only our own marker temp file: an interrupted creation. */
+    private static boolean onlyMarkerTemp(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).allMatch(n -> n.equals(MARKER + ".tmp"));
+        }
+    }
+
+    private static void fsyncDirectory(Path dir) throws IOException {
+        try (java.nio.channels.FileChannel ch =
+                java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+            ch.force(true);
         }
     }
 
@@ -290,7 +334,7 @@ final class NodeImpl implements SluiceNode {
         Path dir = config.dataDir().resolve("partitions").resolve(name);
         boolean existing;
         try {
-            existing = Files.isDirectory(dir) && !isEmpty(dir);
+            existing = Files.isDirectory(dir) && !onlyCreationLeftovers(dir);
             if (existing && !Files.exists(dir.resolve("CURRENT"))) {
                 throw new StoreCorruptedException(
                         "partition '" + name + "' at " + dir
@@ -304,7 +348,10 @@ final class NodeImpl implements SluiceNode {
             env.registerPartition(name, dir);
         }
         Statistics stats = new Statistics();
-        stats.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+        // Without the priority Env, file-read counts per activity come from the FILE_READ_* histograms, which RocksDB
+        // only
+        // records at EXCEPT_TIME_FOR_MUTEX or above (two clock reads per file read). With the Env they are not needed.
+        stats.setStatsLevel(env == null ? StatsLevel.EXCEPT_TIME_FOR_MUTEX : StatsLevel.EXCEPT_DETAILED_TIMERS);
         PartitionListener listener = new PartitionListener(
                 name, env == null ? (n, l) -> {} : (n, l) -> env.updateFileLevels(name, Map.of(n, l)));
         ConcurrentTaskLimiterImpl limiter = new ConcurrentTaskLimiterImpl("sluice-" + name, -1);
@@ -337,7 +384,7 @@ final class NodeImpl implements SluiceNode {
             stats.close();
             listener.close();
             limiter.close();
-            throw openFailure(name, dir, e);
+            throw openFailure(name, dir, existing, e);
         } catch (RuntimeException e) {
             options.close();
             stats.close();
@@ -345,7 +392,6 @@ final class NodeImpl implements SluiceNode {
             limiter.close();
             throw e;
         }
-        PartitionSampler[] sampler = new PartitionSampler[1];
         RocksPartition p = new RocksPartition(
                 name,
                 dir,
@@ -357,37 +403,34 @@ final class NodeImpl implements SluiceNode {
                 config,
                 asyncPool,
                 registry,
-                () -> latestOrSample(sampler[0]));
-        sampler[0] = new PartitionSampler(p, env);
+                () -> latestOrSample(name));
+        PartitionSampler sampler = new PartitionSampler(p, env);
         partitions.put(name, p);
-        samplers.put(name, sampler[0]);
-        metrics.register(name, sampler[0]::latest);
+        samplers.put(name, sampler);
+        metrics.register(name, sampler);
+        metrics.adopt(p.meters());
     }
 
-    private LsmSnapshot latestOrSample(PartitionSampler s) {
-        LsmSnapshot l = s.latest();
-        return l != null ? l : s.sample(ticker.read(), partitions.get(nameOf(s)).maxBackgroundJobs);
+    private LsmSnapshot latestOrSample(String partition) {
+        checkOpen();
+        LsmSnapshot l = samplers.get(partition).latest();
+        return l != null ? l : sampleAll(false).partition(partition);
     }
 
-    private String nameOf(PartitionSampler s) {
-        for (Map.Entry<String, PartitionSampler> e : samplers.entrySet()) {
-            if (e.getValue() == s) {
-                return e.getKey();
-            }
-        }
-        throw new IllegalStateException("unknown sampler");
-    }
-
-    private static SluiceException openFailure(String name, Path dir, RocksDBException e) {
+    private static SluiceException openFailure(String name, Path dir, boolean existing, RocksDBException e) {
         Status st = e.getStatus();
         String msg = RocksPartition.describe(e);
-        if (st != null && st.getCode() == Status.Code.Corruption) {
+        boolean missingFile = st != null
+                && st.getCode() == Status.Code.IOError
+                && (msg.contains("No such file") || msg.contains("MANIFEST"));
+        if (st != null && st.getCode() == Status.Code.Corruption || existing && missingFile) {
             return new StoreCorruptedException(
                     "partition '" + name + "' at " + dir + " is corrupted (" + msg
-                            + "); Sluice did not modify it. Restore it from a backup or inspect it with RocksDB's ldb tool.",
+                            + "); Sluice did not change its data files (RocksDB may have rotated its info LOG). Restore it from"
+                            + " a backup or inspect it with RocksDB's ldb tool.",
                     e);
         }
-        if (msg.contains("lock") || msg.contains("LOCK")) {
+        if (msg.contains("/LOCK:") || msg.contains("While lock file")) {
             return new SluiceException(
                     "partition '" + name + "' at " + dir
                             + " is already open (its LOCK is held by another node or process): " + msg,
@@ -413,7 +456,7 @@ final class NodeImpl implements SluiceNode {
             }
         }
         plane = new ControlPlane(
-                ticker, Clock.systemUTC(), config.tickPeriod(), this::sampleAll, actuators, loops, events);
+                ticker, Clock.systemUTC(), config.tickPeriod(), () -> sampleAll(true), actuators, loops, events);
         plane.start();
     }
 
@@ -459,13 +502,18 @@ final class NodeImpl implements SluiceNode {
         }
     }
 
-    private synchronized NodeSnapshot sampleAll() {
+    /**
+     * Samples every partition. Only the control tick ({@code record = true}) advances the baseline that deltas are
+     * computed against; an on-demand sample reports deltas since the last tick without moving it, so it cannot shorten
+     * the interval the controllers see.
+     */
+    private synchronized NodeSnapshot sampleAll(boolean record) {
         checkOpen();
         long now = ticker.read();
         Map<String, LsmSnapshot> snaps = new LinkedHashMap<>();
         IoStats sum = IoStats.EMPTY;
         for (Map.Entry<String, PartitionSampler> e : samplers.entrySet()) {
-            LsmSnapshot s = e.getValue().sample(now, partitions.get(e.getKey()).maxBackgroundJobs);
+            LsmSnapshot s = e.getValue().sample(now, partitions.get(e.getKey()).maxBackgroundJobs, record);
             snaps.put(e.getKey(), s);
             sum = sum == IoStats.EMPTY ? s.io() : sum.plus(s.io());
         }
@@ -510,19 +558,20 @@ final class NodeImpl implements SluiceNode {
 
     @Override
     public List<String> partitionNames() {
+        checkOpen();
         return List.copyOf(partitions.keySet());
     }
 
     @Override
     public NodeSnapshot sample() {
-        return sampleAll();
+        return sampleAll(false);
     }
 
     @Override
     public NodeSnapshot latestSnapshot() {
         checkOpen();
         NodeSnapshot l = plane == null ? null : plane.latest();
-        return l != null ? l : sampleAll();
+        return l != null ? l : sampleAll(false);
     }
 
     @Override
@@ -533,6 +582,7 @@ final class NodeImpl implements SluiceNode {
 
     @Override
     public List<ControlEvent> recentEvents() {
+        checkOpen();
         return events.recent();
     }
 
@@ -554,21 +604,33 @@ final class NodeImpl implements SluiceNode {
             }
             closed = true;
         }
-        if (plane != null) {
-            plane.close();
-        }
-        shutdown(manualCompactions, "manual compactions");
-        shutdown(asyncPool, "async requests");
-        RuntimeException first = null;
         for (RocksPartition p : partitions.values()) {
-            try {
-                p.close();
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
+            p.markClosing(); // new requests fail at once from here on
+        }
+        if (plane != null) {
+            plane.close(); // waits for a running tick
+        }
+        int dropped = manualCompactions.shutdownNow().size();
+        if (dropped > 0) {
+            log.info("{} queued manual compaction(s) dropped at close", dropped);
+        }
+        drainAsync();
+        awaitQuietly(manualCompactions, "the running manual compaction");
+        RuntimeException first = null;
+        synchronized (this) { // no on-demand sample can be running past this point
+            for (RocksPartition p : partitions.values()) {
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
             }
         }
         if (writeBufferManager != null) {
             writeBufferManager.close();
+        }
+        if (writeBufferManagerCache != null) {
+            writeBufferManagerCache.close();
         }
         if (blockCache != null) {
             blockCache.close();
@@ -583,15 +645,37 @@ final class NodeImpl implements SluiceNode {
         }
     }
 
-    private static void shutdown(ExecutorService pool, String what) {
-        pool.shutdown();
+    /**
+     * Lets admitted async requests finish (up to 60 s); any still queued after that, or if the closing thread is
+     * interrupted, fail with IllegalStateException — no future is left pending.
+     */
+    private void drainAsync() {
+        asyncPool.shutdown();
+        boolean interrupted = false;
         try {
-            if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
-                log.warn("{} did not finish within 60 s; closing anyway", what);
-                pool.shutdownNow();
+            if (!asyncPool.awaitTermination(60, TimeUnit.SECONDS)) {
+                log.warn("async requests did not finish within 60 s; failing the rest");
             }
         } catch (InterruptedException e) {
-            pool.shutdownNow();
+            interrupted = true;
+        }
+        for (Runnable r : asyncPool.shutdownNow()) {
+            if (r instanceof RocksPartition.AsyncTask<?> t) {
+                t.fail(new IllegalStateException(
+                        "Sluice node at " + config.dataDir() + " closed before the request ran"));
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitQuietly(ExecutorService pool, String what) {
+        try {
+            if (!pool.awaitTermination(10, TimeUnit.MINUTES)) {
+                log.warn("{} did not finish within 10 minutes; closing anyway", what);
+            }
+        } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }

@@ -13,7 +13,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Micrometer meters for the snapshot fields, per partition (tag {@code partition}). They read the latest snapshot the
- * control plane took, so reading metrics costs nothing extra. Removed from the registry when the node closes.
+ * control plane took, so reading metrics costs nothing extra. All of a node's meters (these, the request timers and
+ * rejection counters) leave the registry when the node closes; the control-event counters are shared and stay.
  */
 final class NodeMetrics implements AutoCloseable {
     private final MeterRegistry registry;
@@ -23,7 +24,8 @@ final class NodeMetrics implements AutoCloseable {
         this.registry = registry;
     }
 
-    void register(String partition, Supplier<LsmSnapshot> latest) {
+    void register(String partition, PartitionSampler sampler) {
+        Supplier<LsmSnapshot> latest = sampler::latest;
         gauge(
                 "sluice.memtable.watermark",
                 "Memtable bytes / memtable budget (CruiseDB's y_k)",
@@ -68,23 +70,26 @@ final class NodeMetrics implements AutoCloseable {
                 latest,
                 LsmSnapshot::writeAmplification);
         gauge("sluice.sst.bytes", "Total SST bytes", partition, latest, LsmSnapshot::totalSstBytes);
-        meters.add(FunctionCounter.builder("sluice.stall.micros", latest, l -> orZero(l, s -> s.stallMicros()))
+        meters.add(FunctionCounter.builder(
+                        "sluice.stall.micros", sampler, sm -> orZero(sm::latest, s -> s.stallMicros()))
                 .description("Cumulative microseconds writers were stalled")
                 .tag("partition", partition)
                 .register(registry));
         for (IoClass c : IoClass.values()) {
             meters.add(FunctionCounter.builder(
                             "sluice.io.bytes",
-                            latest,
-                            l -> orZero(l, s -> Math.max(0, s.io().get(c).bytes())))
+                            sampler,
+                            sm -> orZero(
+                                    sm::latest, s -> Math.max(0, s.io().get(c).bytes())))
                     .description("Bytes of file I/O by class")
                     .tag("partition", partition)
                     .tag("class", c.name())
                     .register(registry));
             meters.add(FunctionCounter.builder(
                             "sluice.io.ops",
-                            latest,
-                            l -> orZero(l, s -> Math.max(0, s.io().get(c).ops())))
+                            sampler,
+                            sm -> orZero(
+                                    sm::latest, s -> Math.max(0, s.io().get(c).ops())))
                     .description("File I/O operations by class")
                     .tag("partition", partition)
                     .tag("class", c.name())
@@ -92,9 +97,16 @@ final class NodeMetrics implements AutoCloseable {
         }
     }
 
+    /** Meters registered elsewhere (request timers) that must also leave the registry when the node closes. */
+    void adopt(List<Meter> others) {
+        meters.addAll(others);
+    }
+
     private void gauge(
             String name, String doc, String partition, Supplier<LsmSnapshot> latest, ToDoubleFunction<LsmSnapshot> f) {
+        // Micrometer holds gauge state weakly and this supplier has no other owner: keep it strongly.
         meters.add(Gauge.builder(name, latest, l -> orNaN(l, f))
+                .strongReference(true)
                 .description(doc)
                 .tag("partition", partition)
                 .register(registry));

@@ -48,7 +48,20 @@ final class PartitionSampler {
         return previous;
     }
 
-    synchronized LsmSnapshot sample(long nowNanos, int maxBackgroundJobs) {
+    /**
+     * Samples the partition under its lifecycle lock (so never a closed DB). With {@code record}, the result becomes the
+     * baseline for the next deltas; without, deltas are against the last recorded sample and nothing moves.
+     */
+    synchronized LsmSnapshot sample(long nowNanos, int maxBackgroundJobs, boolean record) {
+        partition.enter();
+        try {
+            return doSample(nowNanos, maxBackgroundJobs, record);
+        } finally {
+            partition.exit();
+        }
+    }
+
+    private LsmSnapshot doSample(long nowNanos, int maxBackgroundJobs, boolean record) {
         RocksDB db = partition.db();
         try {
             long memAll = db.getLongProperty("rocksdb.cur-size-all-mem-tables");
@@ -121,7 +134,9 @@ final class PartitionSampler {
                     previous == null ? IoStats.EMPTY : io.minus(previous.io()),
                     gate.rate(),
                     gate.queued());
-            previous = s;
+            if (record) {
+                previous = s;
+            }
             return s;
         } catch (RocksDBException e) {
             throw new SluiceException(
@@ -131,8 +146,8 @@ final class PartitionSampler {
 
     /**
      * I/O estimated from Statistics when there is no priority Env: byte counters for WAL, flush and compaction (all
-     * compaction under COMPACTION_HIGH), file-read counts per activity from the FILE_READ_* histograms, unknown read bytes
-     * and wait times as -1.
+     * compaction, reads and writes, under COMPACTION_HIGH), user file-read counts from the FILE_READ_{GET,MULTIGET,
+     * DB_ITERATOR} histograms; unknown counters (read bytes, op counts of background classes, wait times) are -1.
      */
     private static IoStats statisticsIo(Statistics st, long flushBytes, long compRead, long compWrite, long walBytes) {
         Map<IoClass, IoClassStats> m = new EnumMap<>(IoClass.class);
@@ -200,10 +215,17 @@ final class PartitionSampler {
     }
 
     /**
-     * Level targets. Static: L1 = base, Ln = L(n-1) × multiplier × additional[n-1]. Dynamic
-     * (level_compaction_dynamic_level_bytes): the last level's target is its size (at least base), each level above is
-     * its lower neighbour's target / multiplier, and levels whose target would fall below base/multiplier are unused (0)
-     * — an estimate of RocksDB's internal computation, good enough for scores and controllers.
+     * Level targets, following RocksDB's {@code VersionStorageInfo::CalculateBaseBytes} (9.10).
+     *
+     * <p>Static: L1 = base, L(i) = L(i−1) × multiplier × additional[i−1].
+     *
+     * <p>Dynamic ({@code level_compaction_dynamic_level_bytes}): take the largest non-L0 level's size, divide it by the
+     * multiplier once per level up to the first non-empty level; if that is at most base/multiplier the base level is
+     * the first non-empty level with size base/multiplier + 1; otherwise move the base level up while the size exceeds
+     * base. Targets then grow by the multiplier from the base level down, never below base; levels above the base level
+     * have no target (0). With no data below L0 there are no targets. Not modelled: RocksDB's extra adjustment when L0
+     * is larger than the base level (it then raises targets to drain L0 faster), so under a large L0 backlog these
+     * targets are lower than RocksDB's and scores higher.
      */
     static long[] targets(long[] bytes, long base, double mult, int[] additional, boolean dynamic) {
         int n = bytes.length;
@@ -213,21 +235,49 @@ final class PartitionSampler {
         }
         if (!dynamic) {
             double cur = base;
-            for (int i = 1; i < n; i++) {
-                if (i > 1) {
-                    cur *= mult * (additional != null && additional.length > i - 2 ? additional[i - 2] : 1);
-                }
+            t[1] = base;
+            for (int i = 2; i < n; i++) {
+                int add = additional != null && additional.length > i - 1 ? additional[i - 1] : 1;
+                cur = cur * mult * add;
                 t[i] = (long) Math.min(cur, Long.MAX_VALUE / 2.0);
             }
             return t;
         }
-        double cur = Math.max(bytes[n - 1], base);
-        for (int i = n - 1; i >= 1; i--) {
-            if (cur < base / Math.max(mult, 1.0) && i < n - 1) {
-                break;
+        long maxLevelSize = 0;
+        int firstNonEmpty = -1;
+        for (int i = 1; i < n; i++) {
+            if (bytes[i] > 0 && firstNonEmpty < 0) {
+                firstNonEmpty = i;
             }
-            t[i] = (long) Math.max(cur, i == n - 1 ? cur : base);
+            maxLevelSize = Math.max(maxLevelSize, bytes[i]);
+        }
+        if (maxLevelSize == 0) {
+            return t;
+        }
+        double baseMin = base / mult;
+        double cur = maxLevelSize;
+        for (int i = n - 2; i >= firstNonEmpty; i--) {
             cur /= mult;
+        }
+        int baseLevel;
+        double baseLevelSize;
+        if (cur <= baseMin) {
+            baseLevel = firstNonEmpty;
+            baseLevelSize = baseMin + 1;
+        } else {
+            baseLevel = firstNonEmpty;
+            while (baseLevel > 1 && cur > base) {
+                baseLevel--;
+                cur /= mult;
+            }
+            baseLevelSize = cur > base ? base : Math.max(1, cur);
+        }
+        double size = baseLevelSize;
+        for (int i = baseLevel; i < n; i++) {
+            if (i > baseLevel) {
+                size *= mult;
+            }
+            t[i] = (long) Math.min(Math.max(size, base), Long.MAX_VALUE / 2.0);
         }
         return t;
     }

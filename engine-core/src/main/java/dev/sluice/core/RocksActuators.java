@@ -123,6 +123,12 @@ final class RocksActuators implements Actuators {
         MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder b = MutableColumnFamilyOptions.builder()
                 .setMaxBytesForLevelBase(levelBaseBytes)
                 .setMaxBytesForLevelMultiplier(multiplier);
+        if (!additional.isEmpty() && p(partition).options().levelCompactionDynamicLevelBytes()) {
+            throw new ActionFailure(
+                    "partition '" + partition + "': max_bytes_for_level_multiplier_additional is ignored by"
+                            + " RocksDB with level_compaction_dynamic_level_bytes=true (this partition's profile); use a profile"
+                            + " with static level sizes");
+        }
         if (!additional.isEmpty()) {
             b.setMaxBytesForLevelMultiplierAdditional(
                     additional.stream().mapToInt(Integer::intValue).toArray());
@@ -186,6 +192,9 @@ final class RocksActuators implements Actuators {
                     + (p.options().numLevels() - 1));
         }
         List<String> files = List.copyOf(fileNames);
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("compactFiles needs at least one file");
+        }
         try {
             manualCompactions.execute(() -> runCompaction(p, files, outputLevel, reason));
         } catch (RejectedExecutionException e) {

@@ -28,6 +28,7 @@ import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.LoggerFactory;
 
 /**
  * A partition backed by one RocksDB instance (default column family only) with its own WAL.
@@ -61,6 +62,7 @@ final class RocksPartition implements Partition {
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final Set<Scan> openScans = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private volatile boolean closing;
 
     // Cumulative user-op counters for the sensors.
     final LongAdder gets = new LongAdder();
@@ -108,6 +110,11 @@ final class RocksPartition implements Partition {
                 .description("Requests refused by admission (overload or quota)")
                 .tag("partition", name)
                 .register(registry);
+    }
+
+    /** The meters this partition registered (removed from the registry when the node closes). */
+    List<io.micrometer.core.instrument.Meter> meters() {
+        return List.of(getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer, rejectedCounter);
     }
 
     private Timer timer(MeterRegistry registry, String op) {
@@ -196,25 +203,46 @@ final class RocksPartition implements Partition {
                 return;
             }
             try {
-                asyncPool.execute(() -> {
-                    try {
-                        result.complete(op.get());
-                    } catch (Throwable t) {
-                        result.completeExceptionally(t);
-                    }
-                });
+                asyncPool.execute(new AsyncTask<>(result, op));
             } catch (RejectedExecutionException e) {
-                rejected.increment();
-                rejectedCounter.increment();
-                result.completeExceptionally(
-                        closed
-                                ? new IllegalStateException("partition '" + name + "' is closed")
-                                : new OverloadedException(
-                                        "partition '" + name + "': async queue full (async.queue.capacity = "
-                                                + config.asyncQueueCapacity() + ")"));
+                if (closed || closing || asyncPool.isShutdown()) {
+                    result.completeExceptionally(new IllegalStateException("partition '" + name + "' is closed"));
+                } else {
+                    rejected.increment();
+                    rejectedCounter.increment();
+                    result.completeExceptionally(new OverloadedException("partition '" + name
+                            + "': async queue full (async.queue.capacity = " + config.asyncQueueCapacity() + ")"));
+                }
             }
         });
         return result;
+    }
+
+    /**
+     * An admitted async request. The node fails tasks still queued when it has to stop waiting for them at close, so no
+     * future is left pending forever.
+     */
+    static final class AsyncTask<T> implements Runnable {
+        private final CompletableFuture<T> result;
+        private final Supplier<T> op;
+
+        AsyncTask(CompletableFuture<T> result, Supplier<T> op) {
+            this.result = result;
+            this.op = op;
+        }
+
+        @Override
+        public void run() {
+            try {
+                result.complete(op.get());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }
+
+        void fail(Throwable t) {
+            result.completeExceptionally(t);
+        }
     }
 
     private static Throwable unwrap(Throwable t) {
@@ -223,13 +251,19 @@ final class RocksPartition implements Partition {
 
     // ---- lifecycle guard ----
 
+    /** Set by the node when it starts closing: new requests are refused before any resource goes away. */
+    void markClosing() {
+        closing = true;
+    }
+
     private void checkOpen() {
-        if (closed) {
+        if (closed || closing) {
             throw new IllegalStateException("partition '" + name + "' is closed");
         }
     }
 
-    private void enter() {
+    /** Takes the lifecycle read lock; throws if the partition is closed. Pair with {@link #exit()}. */
+    void enter() {
         lifecycle.readLock().lock();
         if (closed) {
             lifecycle.readLock().unlock();
@@ -237,7 +271,7 @@ final class RocksPartition implements Partition {
         }
     }
 
-    private void exit() {
+    void exit() {
         lifecycle.readLock().unlock();
     }
 
@@ -465,11 +499,12 @@ final class RocksPartition implements Partition {
         Limits.checkKey(key, config.maxKeyBytes());
         Limits.checkValue(value, config.maxValueBytes());
         Limits.requireNonNull(mode, "mode");
+        byte[] k = key.clone(), v = value.clone(); // the caller may reuse its arrays once this returns
         return async(
                 RequestKind.WRITE,
                 key.length + value.length,
                 () -> withoutGate(() -> {
-                    put(key, value, mode);
+                    put(k, v, mode);
                     return null;
                 }));
     }
@@ -491,11 +526,21 @@ final class RocksPartition implements Partition {
     public CompletableFuture<Void> writeAsync(Batch batch, WriteMode mode) {
         Limits.requireNonNull(batch, "batch");
         Limits.requireNonNull(mode, "mode");
+        Batch copy = new Batch();
+        for (Batch.Op op : batch.ops()) { // validates every element on the caller's thread, and snapshots the batch
+            Limits.checkKey(op.key(), config.maxKeyBytes());
+            if (op.isDelete()) {
+                copy.delete(op.key());
+            } else {
+                Limits.checkValue(op.value(), config.maxValueBytes());
+                copy.put(op.key(), op.value());
+            }
+        }
         return async(
                 RequestKind.WRITE,
-                batch.bytes(),
+                copy.bytes(),
                 () -> withoutGate(() -> {
-                    write(batch, mode);
+                    write(copy, mode);
                     return null;
                 }));
     }
@@ -538,13 +583,27 @@ final class RocksPartition implements Partition {
             this.range = range;
             this.ro = new ReadOptions();
             byte[] end = range.endRef();
-            if (end != null && !range.endInclusive()) {
-                upper = new Slice(end);
+            if (end != null) {
+                // Exclusive end: the bound itself. Inclusive end: end ++ 0x00, the smallest key after it.
+                upper = new Slice(range.endInclusive() ? java.util.Arrays.copyOf(end, end.length + 1) : end);
                 ro.setIterateUpperBound(upper);
             } else {
                 upper = null;
             }
             it = db.newIterator(ro);
+            try {
+                position(range);
+            } catch (RuntimeException e) {
+                it.close();
+                ro.close();
+                if (upper != null) {
+                    upper.close();
+                }
+                throw e;
+            }
+        }
+
+        private void position(KeyRange range) {
             byte[] start = range.startRef();
             if (start == null) {
                 it.seekToFirst();
@@ -599,15 +658,21 @@ final class RocksPartition implements Partition {
             }
         }
 
+        /** Under the lifecycle read lock, so a user's close never races the DB's close (the closer holds the write lock). */
         @Override
         public void close() {
-            if (openScans.remove(this)) {
-                done = true;
-                it.close();
-                ro.close();
-                if (upper != null) {
-                    upper.close();
+            lifecycle.readLock().lock();
+            try {
+                if (openScans.remove(this)) {
+                    done = true;
+                    it.close();
+                    ro.close();
+                    if (upper != null) {
+                        upper.close();
+                    }
                 }
+            } finally {
+                lifecycle.readLock().unlock();
             }
         }
     }
@@ -630,9 +695,16 @@ final class RocksPartition implements Partition {
                 db.cancelAllBackgroundWork(true);
                 db.syncWal();
             } catch (RocksDBException e) {
-                // best effort: the WAL is still on disk for writes that were acknowledged
+                // Acknowledged writes are in the WAL already (in the page cache at least); say so rather than hide it.
+                LoggerFactory.getLogger(RocksPartition.class)
+                        .warn("partition '{}': WAL sync at close failed: {}", name, describe(e));
             }
-            db.close();
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                LoggerFactory.getLogger(RocksPartition.class)
+                        .warn("partition '{}': close reported {}", name, describe(e));
+            }
             readOptions.close();
             syncWrite.close();
             asyncWrite.close();

@@ -129,7 +129,40 @@ public record SluiceConfig(
                     "a file path",
                     "If set, every control event is appended to this file as one JSON line."));
 
+    /**
+     * Validates every field (so a config built with the canonical constructor is checked like one from the builder)
+     * and makes defensive copies.
+     */
     public SluiceConfig {
+        if (dataDir == null) {
+            throw new ConfigException(DATA_DIR + " must be set");
+        }
+        checkPartitions(partitions);
+        if (profile == null || profile.isBlank()) {
+            throw new ConfigException(PROFILE + " must not be empty");
+        }
+        checkControls(controls);
+        if (tickPeriod == null) {
+            throw new ConfigException(TICK_PERIOD_MS + " must not be null");
+        }
+        checkRange(TICK_PERIOD_MS, tickPeriod.toMillis(), 10, 60_000);
+        checkRange(BLOCK_CACHE_BYTES, blockCacheBytes, 0, 1024 * GIB);
+        checkRange(WRITE_BUFFER_MANAGER_BYTES, writeBufferManagerBytes, 0, 1024 * GIB);
+        checkEnv(env);
+        checkRange(MAX_KEY_BYTES, maxKeyBytes, 1, 1 << 20);
+        checkRange(MAX_VALUE_BYTES, maxValueBytes, 0, 256 * MIB);
+        checkRange(ASYNC_THREADS, asyncThreads, 1, 256);
+        checkRange(ASYNC_QUEUE_CAPACITY, asyncQueueCapacity, 1, 1_000_000);
+        checkRange(EVENTS_CAPACITY, controlEventsCapacity, 16, 1_000_000);
+        if (envOptions == null || controlOptions == null || controlEventsFile == null) {
+            throw new ConfigException("envOptions, controlOptions and controlEventsFile must not be null");
+        }
+        for (String c : controlOptions.keySet()) {
+            if (!controls.contains(c)) {
+                throw new ConfigException("options given for controller '" + c + "' (control." + c
+                        + ".*), but it is not in " + CONTROLS + " " + controls);
+            }
+        }
         partitions = List.copyOf(partitions);
         controls = List.copyOf(controls);
         envOptions = Collections.unmodifiableMap(new TreeMap<>(envOptions));
@@ -278,6 +311,43 @@ public record SluiceConfig(
         };
     }
 
+    private static void checkPartitions(List<String> names) {
+        if (names == null || names.isEmpty()) {
+            throw new ConfigException(PARTITIONS + " must name at least one partition");
+        }
+        LinkedHashSet<String> seen = new LinkedHashSet<>();
+        for (String n : names) {
+            if (n == null || !PARTITION_NAME.matcher(n).matches()) {
+                throw new ConfigException(
+                        PARTITIONS + ": '" + n + "' is not a valid partition name ([A-Za-z0-9_-]{1,64})");
+            }
+            if (!seen.add(n)) {
+                throw new ConfigException(PARTITIONS + ": '" + n + "' is listed twice");
+            }
+        }
+    }
+
+    private static void checkControls(List<String> names) {
+        if (names == null) {
+            throw new ConfigException(CONTROLS + " must not be null");
+        }
+        LinkedHashSet<String> seen = new LinkedHashSet<>();
+        for (String n : names) {
+            if (n == null || !CONTROL_NAME.matcher(n).matches()) {
+                throw new ConfigException(CONTROLS + ": '" + n + "' is not a valid controller name");
+            }
+            if (!seen.add(n)) {
+                throw new ConfigException(CONTROLS + ": '" + n + "' is listed twice");
+            }
+        }
+    }
+
+    private static void checkEnv(String v) {
+        if (!List.of("auto", "priority", "default").contains(v)) {
+            throw new ConfigException(ENV + " = '" + v + "' must be one of auto, priority, default");
+        }
+    }
+
     private static void checkRange(String key, long v, long min, long max) {
         if (v < min || v > max) {
             throw new ConfigException(key + " = " + v + " is out of range [" + min + ", " + max + "]");
@@ -315,19 +385,7 @@ public record SluiceConfig(
         }
 
         public Builder partitions(List<String> names) {
-            if (names == null || names.isEmpty()) {
-                throw new ConfigException(PARTITIONS + " must name at least one partition");
-            }
-            LinkedHashSet<String> seen = new LinkedHashSet<>();
-            for (String n : names) {
-                if (n == null || !PARTITION_NAME.matcher(n).matches()) {
-                    throw new ConfigException(
-                            PARTITIONS + ": '" + n + "' is not a valid partition name ([A-Za-z0-9_-]{1,64})");
-                }
-                if (!seen.add(n)) {
-                    throw new ConfigException(PARTITIONS + ": '" + n + "' is listed twice");
-                }
-            }
+            checkPartitions(names);
             this.partitions = new ArrayList<>(names);
             return this;
         }
@@ -345,15 +403,7 @@ public record SluiceConfig(
         }
 
         public Builder controls(List<String> names) {
-            LinkedHashSet<String> seen = new LinkedHashSet<>();
-            for (String n : names) {
-                if (n == null || !CONTROL_NAME.matcher(n).matches()) {
-                    throw new ConfigException(CONTROLS + ": '" + n + "' is not a valid controller name");
-                }
-                if (!seen.add(n)) {
-                    throw new ConfigException(CONTROLS + ": '" + n + "' is listed twice");
-                }
-            }
+            checkControls(names);
             this.controls = new ArrayList<>(names);
             return this;
         }
@@ -384,9 +434,7 @@ public record SluiceConfig(
         }
 
         public Builder env(String v) {
-            if (!List.of("auto", "priority", "default").contains(v)) {
-                throw new ConfigException(ENV + " = '" + v + "' must be one of auto, priority, default");
-            }
+            checkEnv(v);
             this.env = v;
             return this;
         }
@@ -455,15 +503,6 @@ public record SluiceConfig(
         }
 
         public SluiceConfig build() {
-            if (dataDir == null) {
-                throw new ConfigException(DATA_DIR + " must be set");
-            }
-            for (String c : controlOptions.keySet()) {
-                if (!controls.contains(c)) {
-                    throw new ConfigException("options given for controller '" + c + "' (control." + c
-                            + ".*), but it is not in " + CONTROLS + " " + controls);
-                }
-            }
             return new SluiceConfig(
                     dataDir,
                     partitions,

@@ -10,9 +10,12 @@ import java.util.List;
  * An open Sluice store: a set of named partitions sharing one block cache, one Env (the priority Env by default on
  * linux-x86_64) and RocksDB's background thread pools, plus the control plane that tunes them.
  *
- * <p>{@link #close()} is idempotent: it stops the control plane, fails queued async requests, waits for running ones,
- * then closes every partition (each DB, then its options), then the shared cache and the Env — the order RocksDB
- * requires. Any call on a closed node throws {@link IllegalStateException}.
+ * <p>{@link #close()} is idempotent. From its first instant new requests fail with {@link IllegalStateException}; it
+ * stops the control plane, drops queued manual compactions (a running one is waited for), lets admitted async requests
+ * finish for up to 60 s and fails any still queued after that (or when the closing thread is interrupted) with
+ * IllegalStateException — no future is left pending; then closes every partition (open scans, DB, options), the shared
+ * cache and the Env — the order RocksDB requires. After close every method except {@link #config()}, {@link
+ * #meterRegistry()} and {@link #priorityEnv()} throws {@link IllegalStateException}.
  */
 public interface SluiceNode extends AutoCloseable {
     SluiceConfig config();

@@ -125,4 +125,48 @@ class ConfigTest {
                 .hasMessageContaining("env = default");
         assertThat(store).doesNotExist();
     }
+
+    @Test
+    void theCanonicalConstructorValidatesLikeTheBuilder() {
+        SluiceConfig ok = SluiceConfig.defaults(dir);
+        assertThatThrownBy(() -> new SluiceConfig(
+                        dir,
+                        List.of("../../escaped"),
+                        ok.profile(),
+                        ok.controls(),
+                        ok.tickPeriod(),
+                        ok.blockCacheBytes(),
+                        ok.writeBufferManagerBytes(),
+                        ok.env(),
+                        ok.envOptions(),
+                        ok.controlOptions(),
+                        ok.maxKeyBytes(),
+                        ok.maxValueBytes(),
+                        ok.syncWrites(),
+                        ok.asyncThreads(),
+                        ok.asyncQueueCapacity(),
+                        ok.controlEventsCapacity(),
+                        ok.controlEventsFile()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'../../escaped' is not a valid partition name");
+        assertThatThrownBy(() -> new SluiceConfig(
+                        dir,
+                        ok.partitions(),
+                        ok.profile(),
+                        ok.controls(),
+                        Duration.ofMillis(1),
+                        ok.blockCacheBytes(),
+                        ok.writeBufferManagerBytes(),
+                        ok.env(),
+                        ok.envOptions(),
+                        ok.controlOptions(),
+                        ok.maxKeyBytes(),
+                        ok.maxValueBytes(),
+                        ok.syncWrites(),
+                        ok.asyncThreads(),
+                        ok.asyncQueueCapacity(),
+                        0,
+                        ok.controlEventsFile()))
+                .hasMessageContaining("tick.period.ms = 1");
+    }
 }

@@ -80,7 +80,7 @@ class StoreLayoutTest {
                 .isInstanceOf(StoreCorruptedException.class)
                 .hasMessageContaining("partition 'default'")
                 .hasMessageContaining("corrupted")
-                .hasMessageContaining("did not modify");
+                .hasMessageContaining("did not change its data files");
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
@@ -130,5 +130,35 @@ class StoreLayoutTest {
             }
         }
         return m;
+    }
+
+    @Test
+    void aMissingManifestIsReportedAsCorruption() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put("k".getBytes(), "v".getBytes());
+        }
+        Path pdir = dir.resolve("partitions/default");
+        Files.delete(pdir.resolve(Files.readString(pdir.resolve("CURRENT")).trim()));
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'default'");
+    }
+
+    @Test
+    void aPartitionWhoseFirstCreationStoppedBeforeCurrentIsCreatedAgain() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put("k".getBytes(), "v".getBytes());
+        }
+        Path fresh = dir.resolve("partitions/second");
+        Files.createDirectories(fresh);
+        Files.writeString(fresh.resolve("LOCK"), "");
+        Files.writeString(fresh.resolve("LOG"), "RocksDB started creating this DB, then the process died\n");
+        try (SluiceNode n = Sluice.open(SluiceConfig.builder(dir)
+                .env("default")
+                .partitions("default", "second")
+                .build())) {
+            n.partition("second").put("k2".getBytes(), "v2".getBytes());
+            assertThat(n.partition("default").get("k".getBytes())).isEqualTo("v".getBytes());
+        }
     }
 }

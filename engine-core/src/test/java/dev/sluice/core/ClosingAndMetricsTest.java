@@ -1,0 +1,151 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.TickerType;
+
+/** Close semantics, async requests around close, and metrics that keep reporting. */
+class ClosingAndMetricsTest {
+    @TempDir
+    Path dir;
+
+    private SluiceConfig.Builder cfg() {
+        return SluiceConfig.builder(dir).env("default");
+    }
+
+    @Test
+    void snapshotOfAClosedPartitionThrowsInsteadOfTouchingTheClosedDb() {
+        SluiceNode node = Sluice.open(cfg().tickPeriod(Duration.ofSeconds(60)).build());
+        Partition p = node.defaultPartition();
+        p.put("k".getBytes(), "v".getBytes());
+        node.close();
+        assertThatThrownBy(p::snapshot)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(node::partitionNames).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(node::recentEvents).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void everyAsyncRequestCompletesWhenTheNodeClosesEvenFromAnInterruptedThread() throws Exception {
+        SluiceNode node =
+                Sluice.open(cfg().asyncThreads(1).asyncQueueCapacity(100_000).build());
+        Partition p = node.defaultPartition();
+        List<CompletableFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            fs.add(p.putAsync(("k" + i).getBytes(), new byte[100], WriteMode.SYNC));
+        }
+        Thread.currentThread().interrupt(); // close must not leave futures pending even so
+        node.close();
+        assertThat(Thread.interrupted()).as("interrupt status kept").isTrue();
+        CompletableFuture.allOf(fs.toArray(new CompletableFuture[0]))
+                .handle((v, e) -> null)
+                .get(30, TimeUnit.SECONDS);
+        long failed =
+                fs.stream().filter(CompletableFuture::isCompletedExceptionally).count();
+        assertThat(fs).allMatch(CompletableFuture::isDone);
+        for (CompletableFuture<Void> f : fs) {
+            if (f.isCompletedExceptionally()) {
+                assertThatThrownBy(f::join)
+                        .isInstanceOf(CompletionException.class)
+                        .hasCauseInstanceOf(IllegalStateException.class);
+            }
+        }
+        // The requests that did run are durable.
+        try (SluiceNode again = Sluice.open(cfg().build())) {
+            long present = 0;
+            for (int i = 0; i < 3000; i++) {
+                if (again.defaultPartition().get(("k" + i).getBytes()) != null) {
+                    present++;
+                }
+            }
+            assertThat(present).isEqualTo(3000 - failed);
+        }
+    }
+
+    @Test
+    void asyncRequestsRacingCloseAreToldTheNodeIsClosedNotThatItIsOverloaded() throws Exception {
+        SluiceNode node = Sluice.open(cfg().asyncQueueCapacity(1_000_000).build());
+        Partition p = node.defaultPartition();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean sawClosed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1000);
+        Thread writer = new Thread(() -> {
+            for (int i = 0; !sawClosed.get(); i++) {
+                try {
+                    p.putAsync(("k" + i).getBytes(), new byte[10], WriteMode.ASYNC)
+                            .whenComplete((v, e) -> {
+                                if (e != null) {
+                                    errors.add(e);
+                                }
+                            });
+                    started.countDown();
+                } catch (IllegalStateException e) {
+                    sawClosed.set(true);
+                }
+            }
+        });
+        writer.start();
+        started.await(); // requests are flowing
+        node.close();
+        writer.join(30_000);
+        assertThat(sawClosed).isTrue();
+        assertThat(errors)
+                .noneMatch(e -> e instanceof OverloadedException || e.getCause() instanceof OverloadedException);
+        assertThat(errors)
+                .allMatch(e -> e instanceof IllegalStateException || e.getCause() instanceof IllegalStateException);
+    }
+
+    @Test
+    void snapshotMetricsKeepReportingAfterGarbageCollection() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (SluiceNode node =
+                Sluice.open(cfg().tickPeriod(Duration.ofMillis(50)).build(), registry)) {
+            node.defaultPartition().put("k".getBytes(), new byte[4096]);
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+                Thread.sleep(100);
+            }
+            double mem = registry.get("sluice.memtable.bytes")
+                    .tag("partition", "default")
+                    .gauge()
+                    .value();
+            assertThat(mem).isGreaterThan(4096);
+            assertThat(registry.get("sluice.requests").tag("op", "put").timer().count())
+                    .isEqualTo(1);
+        }
+        assertThat(registry.find("sluice.memtable.bytes").gauges())
+                .as("meters leave the registry at close")
+                .isEmpty();
+        assertThat(registry.find("sluice.requests").timers()).isEmpty();
+    }
+
+    @Test
+    void syncWritesSyncTheWalAndAsyncWritesDoNot() {
+        try (SluiceNode node = Sluice.open(cfg().build())) {
+            RocksPartition p = (RocksPartition) node.defaultPartition();
+            long before = p.statistics().getTickerCount(TickerType.WAL_FILE_SYNCED);
+            for (int i = 0; i < 20; i++) {
+                p.put(("a" + i).getBytes(), "v".getBytes(), WriteMode.ASYNC);
+            }
+            assertThat(p.statistics().getTickerCount(TickerType.WAL_FILE_SYNCED))
+                    .isEqualTo(before);
+            for (int i = 0; i < 20; i++) {
+                p.put(("s" + i).getBytes(), "v".getBytes(), WriteMode.SYNC);
+            }
+            assertThat(p.statistics().getTickerCount(TickerType.WAL_FILE_SYNCED))
+                    .isGreaterThanOrEqualTo(before + 20);
+        }
+    }
+}
