@@ -341,6 +341,14 @@ final class NodeImpl implements SluiceNode {
                                 + " has files but no CURRENT file: it is not a RocksDB store or is damaged; Sluice did not touch it");
             }
             Files.createDirectories(dir);
+            if (existing) {
+                List<String> walProblems = WalCheck.check(dir);
+                if (!walProblems.isEmpty()) {
+                    throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": write-ahead log "
+                            + String.join("; ", walProblems) + ". Sluice did not open or change it. Restore it from a"
+                            + " backup, or salvage what precedes the damage with RocksDB's ldb tool.");
+                }
+            }
         } catch (IOException e) {
             throw new SluiceException("partition '" + name + "': cannot create " + dir + ": " + e, e);
         }
