@@ -1,0 +1,262 @@
+package dev.sluice.bench.report;
+
+import dev.sluice.bench.runner.Results;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PNG charts of a run with XChart, in the papers' style (x = seconds since the phases began, one point per 1-s window):
+ *
+ * <ul>
+ *   <li>{@code throughput.png} and {@code p99.png}: per-second throughput and p99 latency, one line per stack.
+ *   <li>{@code fig12-STACK.png}: CruiseDB Fig. 12 for one stack — throughput per second with the mean and the P99 tail
+ *       throughput as horizontal lines, and p99 latency per second on the right axis.
+ *   <li>{@code lsm-STACK.png}: L0 files (left) and memtable watermark in % (right) over time.
+ *   <li>{@code pending-compaction.png}: pending compaction bytes (MiB), one line per stack.
+ *   <li>{@code io-STACK.png}: I/O per class (MiB/s) over time.
+ * </ul>
+ *
+ * Rendering needs fonts (headless AWT); a chart that cannot be drawn is logged and skipped, never fatal.
+ */
+public final class Charts {
+    private static final Logger log = LoggerFactory.getLogger(Charts.class);
+    private static final int W = 1100, H = 520;
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)
+    };
+
+    private Charts() {}
+
+    /** Writes every chart into {@code dir}; returns the file names written. */
+    public static List<String> write(Path dir, List<Results.Stack> stacks) {
+        System.setProperty("java.awt.headless", "true");
+        List<String> out = new ArrayList<>();
+        save(
+                dir,
+                "throughput.png",
+                out,
+                () -> perStack(stacks, "Throughput per second", "ops/s", w -> (double) w.ops(), false));
+        save(
+                dir,
+                "p99.png",
+                out,
+                () -> perStack(
+                        stacks,
+                        "p99 latency per second (all operations)",
+                        "ms",
+                        w -> w.p99Us() == null ? null : w.p99Us() / 1000.0,
+                        true));
+        for (Results.Stack s : stacks) {
+            save(dir, "fig12-" + s.name() + ".png", out, () -> fig12(s));
+        }
+        for (Results.Stack s : stacks) {
+            save(dir, "lsm-" + s.name() + ".png", out, () -> lsm(s));
+        }
+        save(
+                dir,
+                "pending-compaction.png",
+                out,
+                () -> perStack(
+                        stacks,
+                        "Pending compaction bytes",
+                        "MiB",
+                        w -> w.pendingCompactionBytes() == null ? null : w.pendingCompactionBytes() / 1048576.0,
+                        false));
+        for (Results.Stack s : stacks) {
+            save(dir, "io-" + s.name() + ".png", out, () -> io(s));
+        }
+        return out;
+    }
+
+    private interface ChartMaker {
+        XYChart make();
+    }
+
+    private static void save(Path dir, String name, List<String> out, ChartMaker maker) {
+        try {
+            XYChart c = maker.make();
+            if (c == null) {
+                return;
+            }
+            BitmapEncoder.saveBitmap(c, dir.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
+            out.add(name);
+        } catch (IOException | RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            log.warn("could not draw {}: {}", name, e.toString());
+        }
+    }
+
+    private static XYChart base(String title, String yTitle) {
+        XYChart c = new XYChartBuilder()
+                .width(W)
+                .height(H)
+                .title(title)
+                .xAxisTitle("time (s)")
+                .yAxisTitle(yTitle)
+                .build();
+        c.getStyler().setMarkerSize(0);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setChartBackgroundColor(Color.WHITE);
+        c.getStyler().setPlotGridLinesVisible(true);
+        c.getStyler().setAntiAlias(true);
+        c.getStyler().setXAxisMin(0.0);
+        return c;
+    }
+
+    /** x and y of the windows where {@code f} is defined. */
+    private static double[][] points(Results.Stack s, Function<Results.Window, Double> f, boolean positiveOnly) {
+        List<double[]> pts = new ArrayList<>();
+        for (Results.Window w : s.windows()) {
+            Double v = f.apply(w);
+            if (v != null && !v.isNaN() && (!positiveOnly || v > 0)) {
+                pts.add(new double[] {w.second() + 1, v});
+            }
+        }
+        double[] x = new double[pts.size()];
+        double[] y = new double[pts.size()];
+        for (int i = 0; i < pts.size(); i++) {
+            x[i] = pts.get(i)[0];
+            y[i] = pts.get(i)[1];
+        }
+        return new double[][] {x, y};
+    }
+
+    private static XYChart perStack(
+            List<Results.Stack> stacks, String title, String yTitle, Function<Results.Window, Double> f, boolean log) {
+        XYChart c = base(title, yTitle);
+        boolean any = false;
+        double min = Double.MAX_VALUE, max = 0;
+        for (int i = 0; i < stacks.size(); i++) {
+            Results.Stack s = stacks.get(i);
+            double[][] p = points(s, f, log);
+            if (p[0].length == 0) {
+                continue;
+            }
+            for (double v : p[1]) {
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+            XYSeries ser = c.addSeries(s.name() + (i == 0 ? " (baseline)" : ""), p[0], p[1]);
+            ser.setLineColor(PALETTE[i % PALETTE.length]);
+            ser.setLineWidth(1.6f);
+            any = true;
+        }
+        if (!any) {
+            return null;
+        }
+        if (log && max / Math.max(min, 1e-9) > 50) {
+            c.getStyler().setYAxisLogarithmic(true);
+        } else {
+            c.getStyler().setYAxisMin(0.0);
+        }
+        return c;
+    }
+
+    private static XYChart fig12(Results.Stack s) {
+        double[][] th = points(s, w -> (double) w.ops(), false);
+        if (th[0].length == 0) {
+            return null;
+        }
+        XYChart c = base("Throughput and p99 latency per second — " + s.name() + " (cf. CruiseDB Fig. 12)", "ops/s");
+        XYSeries t = c.addSeries("throughput (ops/s)", th[0], th[1]);
+        t.setLineColor(PALETTE[0]);
+        t.setLineWidth(1.6f);
+        double first = th[0][0], last = th[0][th[0].length - 1];
+        XYSeries mean = c.addSeries(
+                String.format("mean %.0f ops/s", s.metrics().meanThroughput()),
+                new double[] {first, last},
+                new double[] {s.metrics().meanThroughput(), s.metrics().meanThroughput()});
+        mean.setLineColor(PALETTE[2]);
+        mean.setLineStyle(new BasicStroke(2f));
+        XYSeries tail = c.addSeries(
+                String.format("P99 tail throughput %.0f ops/s", s.metrics().tailThroughputP99()),
+                new double[] {first, last},
+                new double[] {s.metrics().tailThroughputP99(), s.metrics().tailThroughputP99()});
+        tail.setLineColor(PALETTE[3]);
+        tail.setLineStyle(new BasicStroke(2f));
+        double[][] p99 = points(s, w -> w.p99Us() == null ? null : w.p99Us() / 1000.0, false);
+        if (p99[0].length > 0) {
+            XYSeries l = c.addSeries("p99 latency (ms, right axis)", p99[0], p99[1]);
+            l.setYAxisGroup(1);
+            l.setLineColor(PALETTE[1]);
+            l.setLineWidth(1.2f);
+            c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            c.getStyler().setYAxisMin(1, 0.0);
+            c.setYAxisGroupTitle(1, "p99 latency (ms)");
+        }
+        c.getStyler().setYAxisMin(0, 0.0);
+        return c;
+    }
+
+    private static XYChart lsm(Results.Stack s) {
+        double[][] l0 = points(s, w -> w.l0Files() == null ? null : (double) w.l0Files(), false);
+        double[][] wm = points(s, w -> w.memtableWatermark() == null ? null : w.memtableWatermark() * 100, false);
+        if (l0[0].length == 0 && wm[0].length == 0) {
+            return null;
+        }
+        XYChart c = base("L0 files and memtable watermark — " + s.name(), "L0 files");
+        if (l0[0].length > 0) {
+            XYSeries a = c.addSeries("L0 files", l0[0], l0[1]);
+            a.setLineColor(PALETTE[0]);
+            a.setLineWidth(1.6f);
+        }
+        if (wm[0].length > 0) {
+            XYSeries b = c.addSeries("memtable watermark (% of budget, right axis)", wm[0], wm[1]);
+            b.setYAxisGroup(1);
+            b.setLineColor(PALETTE[1]);
+            b.setLineWidth(1.4f);
+            c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            c.getStyler().setYAxisMin(1, 0.0);
+            c.setYAxisGroupTitle(1, "memtable watermark (%)");
+        }
+        c.getStyler().setYAxisMin(0, 0.0);
+        return c;
+    }
+
+    private static XYChart io(Results.Stack s) {
+        if (s.windows().isEmpty() || s.windows().get(0).io().isEmpty()) {
+            return null;
+        }
+        XYChart c = base("I/O per class — " + s.name(), "MiB/s");
+        int i = 0;
+        for (String cls : s.windows().get(0).io().keySet()) {
+            double[][] p = points(
+                    s,
+                    w -> {
+                        Results.Io io = w.io().get(cls);
+                        return io == null || io.bytes() < 0 ? null : io.bytes() / 1048576.0;
+                    },
+                    false);
+            double sum = 0;
+            for (double v : p[1]) {
+                sum += v;
+            }
+            if (p[0].length == 0 || sum <= 0) {
+                continue;
+            }
+            XYSeries ser = c.addSeries(cls, p[0], p[1]);
+            ser.setLineColor(PALETTE[i++ % PALETTE.length]);
+            ser.setLineWidth(1.4f);
+        }
+        if (i == 0) {
+            return null;
+        }
+        c.getStyler().setYAxisMin(0.0);
+        return c;
+    }
+}

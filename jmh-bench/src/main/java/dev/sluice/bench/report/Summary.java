@@ -1,0 +1,370 @@
+package dev.sluice.bench.report;
+
+import dev.sluice.bench.metrics.LatencyStats;
+import dev.sluice.bench.runner.Results;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Turns a run into the comparison table: one row per metric, one column per stack, every cell also as a ratio to the
+ * baseline (the first stack). The same rows feed {@code ratioToBaseline} in results.json, summary.md and the console.
+ */
+public final class Summary {
+    private Summary() {}
+
+    /** One metric: how to read it from a stack, how to print it, and whether higher is better (for the doc). */
+    record Row(String key, String label, Function<Results.Stack, Double> value, String format, double scale) {}
+
+    static List<Row> rows(List<Results.Stack> stacks) {
+        List<Row> rows = new ArrayList<>();
+        rows.add(new Row(
+                "meanThroughput", "Mean throughput (ops/s)", s -> s.metrics().meanThroughput(), "%,.0f", 1));
+        rows.add(new Row(
+                "tailThroughputP99",
+                "Tail throughput P99 (ops/s, CruiseDB Eq. 1)",
+                s -> s.metrics().tailThroughputP99(),
+                "%,.0f",
+                1));
+        rows.add(new Row(
+                "tailThroughputP95",
+                "Tail throughput P95 (ops/s)",
+                s -> s.metrics().tailThroughputP95(),
+                "%,.0f",
+                1));
+        rows.add(new Row(
+                "tailToMeanP99",
+                "Tail P99 / mean (1 = steady)",
+                s -> s.metrics().meanThroughput() <= 0
+                        ? null
+                        : s.metrics().tailThroughputP99() / s.metrics().meanThroughput(),
+                "%.2f",
+                1));
+        rows.add(new Row(
+                "minWindowThroughput",
+                "Slowest 1-s window (ops/s)",
+                s -> s.metrics().minWindowThroughput(),
+                "%,.0f",
+                1));
+        rows.add(new Row(
+                "zeroThroughputWindows",
+                "Stall seconds: windows with 0 completions",
+                s -> (double) s.metrics().zeroThroughputWindows(),
+                "%.0f",
+                1));
+        rows.add(new Row(
+                "rocksdbStallSeconds",
+                "Stall seconds: RocksDB stall time",
+                s -> s.metrics().rocksdbStallSeconds(),
+                "%.1f",
+                1));
+        for (String p : List.of("p50", "p99", "p999", "max")) {
+            rows.add(new Row(
+                    "latency.all." + p + "Us",
+                    label(p) + " latency, all ops (ms)",
+                    s -> lat(s, "all", p),
+                    "%.2f",
+                    1e-3));
+        }
+        List<String> kinds = new ArrayList<>();
+        for (Results.Stack s : stacks) {
+            for (String k : s.metrics().latency().keySet()) {
+                if (!k.equals("all") && !kinds.contains(k)) {
+                    kinds.add(k);
+                }
+            }
+        }
+        for (String k : kinds) {
+            rows.add(new Row(
+                    "latency." + k + ".p99Us", "p99 latency, " + k + " (ms)", s -> lat(s, k, "p99"), "%.2f", 1e-3));
+            rows.add(new Row(
+                    "latency." + k + ".p999Us", "p99.9 latency, " + k + " (ms)", s -> lat(s, k, "p999"), "%.2f", 1e-3));
+        }
+        rows.add(new Row(
+                "writeAmplification", "Write amplification", s -> s.metrics().writeAmplification(), "%.2f", 1));
+        rows.add(new Row(
+                "readAmplification",
+                "Read amplification (Env bytes / user bytes)",
+                s -> s.metrics().readAmplification(),
+                "%.2f",
+                1));
+        rows.add(new Row(
+                "peakRssBytes",
+                "Peak RSS (MiB)",
+                s -> s.metrics().peakRssBytes() < 0
+                        ? null
+                        : (double) s.metrics().peakRssBytes(),
+                "%,.0f",
+                1.0 / (1 << 20)));
+        rows.add(new Row(
+                "rejected", "Rejected by admission", s -> (double) s.metrics().rejected(), "%,.0f", 1));
+        rows.add(new Row("errors", "Failed requests", s -> (double) s.metrics().errors(), "%,.0f", 1));
+        if (stacks.stream().flatMap(s -> s.phases().stream()).anyMatch(p -> p.generated() != null)) {
+            rows.add(new Row(
+                    "unstartedAtEnd",
+                    "Open loop: requests never started (backlog at phase ends)",
+                    s -> (double) s.phases().stream()
+                            .filter(Results.Phase::measured)
+                            .mapToLong(p -> p.unstartedAtEnd() == null ? 0 : p.unstartedAtEnd())
+                            .sum(),
+                    "%,.0f",
+                    1));
+            rows.add(new Row(
+                    "maxBacklog",
+                    "Open loop: largest backlog",
+                    s -> (double) s.phases().stream()
+                            .mapToLong(p -> p.maxBacklog() == null ? 0 : p.maxBacklog())
+                            .max()
+                            .orElse(0),
+                    "%,.0f",
+                    1));
+        }
+        return rows;
+    }
+
+    private static String label(String p) {
+        return switch (p) {
+            case "p999" -> "p99.9";
+            case "max" -> "Max";
+            default -> p;
+        };
+    }
+
+    private static Double lat(Results.Stack s, String kind, String p) {
+        LatencyStats l = s.metrics().latency().get(kind);
+        if (l == null || l.count() == 0) {
+            return null;
+        }
+        return (double)
+                switch (p) {
+                    case "p50" -> l.p50Us();
+                    case "p99" -> l.p99Us();
+                    case "p999" -> l.p999Us();
+                    default -> l.maxUs();
+                };
+    }
+
+    /** Ratios of every metric to the baseline's; null where either value is missing or the baseline is 0. */
+    public static List<Results.Stack> withRatios(List<Results.Stack> stacks) {
+        List<Row> rows = rows(stacks);
+        Results.Stack base = stacks.get(0);
+        List<Results.Stack> out = new ArrayList<>();
+        for (int i = 0; i < stacks.size(); i++) {
+            Results.Stack s = stacks.get(i);
+            Map<String, Double> ratios = new LinkedHashMap<>();
+            for (Row r : rows) {
+                ratios.put(r.key(), ratio(r.value().apply(s), r.value().apply(base)));
+            }
+            out.add(s.withBaseline(i == 0, ratios));
+        }
+        return out;
+    }
+
+    static Double ratio(Double v, Double base) {
+        if (v == null || base == null || base == 0 || v.isNaN() || base.isNaN()) {
+            return null;
+        }
+        return Math.round(v / base * 1000) / 1000.0;
+    }
+
+    private static String cell(Row r, Results.Stack s, Results.Stack base, boolean withRatio) {
+        Double v = r.value().apply(s);
+        if (v == null) {
+            return "n/a";
+        }
+        String text = String.format(Locale.ROOT, r.format(), v * r.scale());
+        if (withRatio) {
+            Double ratio = ratio(v, r.value().apply(base));
+            text += ratio == null ? " (–)" : String.format(Locale.ROOT, " (%.2f×)", ratio);
+        }
+        return text;
+    }
+
+    /** The comparison as a Markdown table (metric rows, stack columns; "(1.00×)" = ratio to the baseline). */
+    public static String markdownTable(List<Results.Stack> stacks) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Metric |");
+        for (Results.Stack s : stacks) {
+            sb.append(' ')
+                    .append(s.name())
+                    .append(s == stacks.get(0) ? " (baseline)" : "")
+                    .append(" |");
+        }
+        sb.append("\n|---|");
+        sb.append("---:|".repeat(stacks.size()));
+        sb.append('\n');
+        for (Row r : rows(stacks)) {
+            sb.append("| ").append(r.label()).append(" |");
+            for (Results.Stack s : stacks) {
+                sb.append(' ')
+                        .append(cell(r, s, stacks.get(0), stacks.size() > 1))
+                        .append(" |");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The same table, aligned for a terminal. */
+    public static String consoleTable(List<Results.Stack> stacks) {
+        List<Row> rows = rows(stacks);
+        List<String[]> lines = new ArrayList<>();
+        String[] head = new String[stacks.size() + 1];
+        head[0] = "metric";
+        for (int i = 0; i < stacks.size(); i++) {
+            head[i + 1] = stacks.get(i).name() + (i == 0 ? " (baseline)" : "");
+        }
+        lines.add(head);
+        for (Row r : rows) {
+            String[] l = new String[stacks.size() + 1];
+            l[0] = r.label();
+            for (int i = 0; i < stacks.size(); i++) {
+                l[i + 1] = cell(r, stacks.get(i), stacks.get(0), stacks.size() > 1);
+            }
+            lines.add(l);
+        }
+        int[] width = new int[head.length];
+        for (String[] l : lines) {
+            for (int i = 0; i < l.length; i++) {
+                width[i] = Math.max(width[i], l[i].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int n = 0; n < lines.size(); n++) {
+            String[] l = lines.get(n);
+            for (int i = 0; i < l.length; i++) {
+                if (i == 0) {
+                    sb.append(String.format("%-" + width[i] + "s", l[i]));
+                } else {
+                    sb.append("  ").append(String.format("%" + width[i] + "s", l[i]));
+                }
+            }
+            sb.append('\n');
+            if (n == 0) {
+                int total = 0;
+                for (int w : width) {
+                    total += w + 2;
+                }
+                sb.append("-".repeat(total - 2)).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** summary.md: what ran, the table, and the charts. */
+    public static String markdown(Results.Run run) {
+        StringBuilder sb = new StringBuilder();
+        Results.ScenarioInfo sc = run.scenario();
+        sb.append("# Sluice bench: ").append(sc.name()).append("\n\n");
+        if (!sc.description().isBlank()) {
+            sb.append(sc.description()).append("\n\n");
+        }
+        sb.append("- Command: `").append(run.command()).append("`\n");
+        sb.append("- Started: ").append(run.startedAt()).append('\n');
+        sb.append("- Machine: ")
+                .append(run.machine().cores())
+                .append(" cores, ")
+                .append(run.machine().memoryBytes() >> 30)
+                .append(" GiB, ")
+                .append(run.machine().cpu())
+                .append(", ")
+                .append(run.machine().os())
+                .append(", JVM ")
+                .append(run.machine().jvm())
+                .append('\n');
+        sb.append("- Scenario: ")
+                .append(sc.source())
+                .append(", ")
+                .append(sc.durationSeconds())
+                .append(" s of phases per stack, preload ")
+                .append(String.format(Locale.ROOT, "%,d", sc.preloadKeys()))
+                .append(" keys (")
+                .append(sc.keyBytes())
+                .append(" B keys, ")
+                .append(sc.valueBytes())
+                .append(" B values)\n");
+        Results.Stack first = run.stacks().get(0);
+        Results.Environment env = first.environment();
+        sb.append("- Device model: ");
+        if (sc.device().isEmpty()) {
+            sb.append("none (the machine's own disk)\n");
+        } else if (env.deviceEmulated()) {
+            sb.append("emulated ").append(sc.device()).append('\n');
+        } else {
+            sb.append("**NOT in effect** — ")
+                    .append(env.note().isBlank() ? "priority Env not active" : env.note())
+                    .append(" (asked for ")
+                    .append(sc.device())
+                    .append(")\n");
+        }
+        sb.append("- Peak RSS: ")
+                .append(
+                        env.rssMode().equals("child-jvm")
+                                ? "each stack ran in its own JVM; VmHWM of that JVM"
+                                : "stacks shared one JVM; highest VmRSS sampled during the stack")
+                .append('\n');
+        sb.append("- Metrics cover the measured phases; \"(r×)\" is the ratio to the baseline ")
+                .append(run.baseline())
+                .append(".\n\n");
+        sb.append(
+                "## Phases\n\n| Stack | Phase | Mode | Seconds | Threads | Load | Mix | Keys |\n|---|---|---|---:|---:|---|---|---|\n");
+        for (Results.Stack s : run.stacks()) {
+            for (Results.Phase p : s.phases()) {
+                sb.append("| ")
+                        .append(s.name())
+                        .append(" | ")
+                        .append(p.name())
+                        .append(p.measured() ? "" : " (warm-up)")
+                        .append(" | ")
+                        .append(p.mode())
+                        .append(" | ")
+                        .append(p.durationSeconds())
+                        .append(" | ")
+                        .append(p.threads())
+                        .append(" | ")
+                        .append(p.shape() == null ? "as fast as possible" : p.shape())
+                        .append(" | ")
+                        .append(p.mix())
+                        .append(" | ")
+                        .append(p.distribution())
+                        .append(" |\n");
+            }
+            if (run.stacks().size() > 1) {
+                break; // every stack runs the same phases
+            }
+        }
+        sb.append("\n## Results\n\n").append(markdownTable(run.stacks())).append('\n');
+        sb.append("## Stacks\n\n");
+        for (Results.Stack s : run.stacks()) {
+            sb.append("- **")
+                    .append(s.name())
+                    .append("**: profile `")
+                    .append(s.profile())
+                    .append("`, controls ")
+                    .append(s.controls().isEmpty() ? "none" : s.controls().toString());
+            if (!s.sysprops().isEmpty()) {
+                sb.append(", system properties ").append(s.sysprops());
+            }
+            if (!s.description().isBlank()) {
+                sb.append(" — ").append(s.description().replaceAll("\\.\\s*$", ""));
+            }
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "; preload %.1f s, settled %s after %.1f s; wall %.1f s%n",
+                    s.preload().seconds(),
+                    s.preload().settled() ? "yes" : "NO",
+                    s.preload().settleSeconds(),
+                    s.wallSeconds()));
+        }
+        if (!run.charts().isEmpty()) {
+            sb.append("\n## Charts\n\n");
+            for (String c : run.charts()) {
+                sb.append("![").append(c).append("](").append(c).append(")\n");
+            }
+        }
+        return sb.toString();
+    }
+}

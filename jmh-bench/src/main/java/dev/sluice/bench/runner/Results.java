@@ -1,0 +1,177 @@
+package dev.sluice.bench.runner;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.bench.metrics.LatencyStats;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The model of {@code results.json} (documented field by field in docs/results-schema.md; JSON Schema in {@code
+ * results.schema.json} on the classpath). Records serialize with Jackson as they are. Latencies are microseconds,
+ * throughputs operations per second, sizes bytes. Values that do not apply are {@code null}, never NaN or Infinity.
+ */
+public final class Results {
+    private Results() {}
+
+    public static final int SCHEMA_VERSION = 1;
+
+    public static ObjectMapper mapper() {
+        return new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .setSerializationInclusion(JsonInclude.Include.ALWAYS);
+    }
+
+    /** The whole run: one scenario, every stack. */
+    public record Run(
+            int schemaVersion,
+            String tool,
+            ScenarioInfo scenario,
+            String command,
+            String startedAt,
+            Machine machine,
+            String baseline,
+            List<Stack> stacks,
+            List<String> charts) {}
+
+    public record ScenarioInfo(
+            String name,
+            String description,
+            String source,
+            int durationSeconds,
+            long seed,
+            long preloadKeys,
+            int keyBytes,
+            int valueBytes,
+            Map<String, String> device,
+            String text) {}
+
+    public record Machine(int cores, long memoryBytes, String os, String jvm, String cpu) {}
+
+    /** One stack's run. */
+    public record Stack(
+            String name,
+            String description,
+            boolean baseline,
+            String profile,
+            List<String> controls,
+            Map<String, String> options,
+            Map<String, String> sysprops,
+            Environment environment,
+            Preload preload,
+            List<Phase> phases,
+            Metrics metrics,
+            Map<String, Double> ratioToBaseline,
+            Map<String, Long> controlEvents,
+            double wallSeconds,
+            List<Window> windows) {
+        public Stack withBaseline(boolean isBaseline, Map<String, Double> ratios) {
+            return new Stack(
+                    name,
+                    description,
+                    isBaseline,
+                    profile,
+                    controls,
+                    options,
+                    sysprops,
+                    environment,
+                    preload,
+                    phases,
+                    metrics,
+                    ratios,
+                    controlEvents,
+                    wallSeconds,
+                    windows);
+        }
+    }
+
+    /**
+     * @param priorityEnv whether the node ran on Sluice's priority Env
+     * @param deviceEmulated whether the scenario's device model was in effect
+     * @param rssMode {@code child-jvm}: peak RSS is the stack's own process high-water mark; {@code in-process}: the
+     *     highest VmRSS sampled while the stack ran, in a JVM shared with other stacks
+     * @param note why something asked for is not in effect (e.g. the priority Env is unavailable), or empty
+     */
+    public record Environment(
+            boolean priorityEnv, boolean deviceEmulated, Map<String, String> envOptions, String rssMode, String note) {}
+
+    public record Preload(long keys, long bytes, double seconds, double settleSeconds, boolean settled) {}
+
+    /**
+     * @param offeredMeanRate open loop: mean offered requests/s over the phase; null for closed loop
+     * @param generated open loop: arrivals; unstartedAtEnd: still queued when the phase ended (never run, in no
+     *     latency); dropped: arrivals refused because the backlog was at {@code max.backlog}; maxBacklog: largest queue
+     */
+    public record Phase(
+            String name,
+            String mode,
+            int startSecond,
+            int durationSeconds,
+            boolean measured,
+            int threads,
+            String mix,
+            String distribution,
+            String shape,
+            Double offeredMeanRate,
+            Long generated,
+            Long unstartedAtEnd,
+            Long dropped,
+            Long maxBacklog) {}
+
+    /**
+     * Summary over the measured windows.
+     *
+     * @param tailThroughputP99 CruiseDB Eq. 1 with P = 99 over 1-s windows
+     * @param zeroThroughputWindows measured 1-s windows in which no request completed (stall seconds, first kind)
+     * @param rocksdbStallSeconds RocksDB's STALL_MICROS accumulated during the measured windows (second kind)
+     * @param latency per operation kind plus {@code all}, from HdrHistogram
+     */
+    public record Metrics(
+            int measuredSeconds,
+            long operations,
+            double meanThroughput,
+            double tailThroughputP99,
+            double tailThroughputP95,
+            double minWindowThroughput,
+            double maxWindowThroughput,
+            long rejected,
+            long errors,
+            int zeroThroughputWindows,
+            double rocksdbStallSeconds,
+            Double writeAmplification,
+            Double readAmplification,
+            long peakRssBytes,
+            Map<String, LatencyStats> latency) {}
+
+    /** One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end. */
+    public record Window(
+            int second,
+            String phase,
+            boolean measured,
+            long ops,
+            Map<String, Long> opsByKind,
+            long rejected,
+            long errors,
+            Long p50Us,
+            Long p99Us,
+            Long maxUs,
+            Long backlog,
+            Long backlogMax,
+            Double memtableWatermark,
+            Integer l0Files,
+            Integer immutableMemtables,
+            Long pendingCompactionBytes,
+            String stall,
+            Long stallMicros,
+            Integer runningFlushes,
+            Integer runningCompactions,
+            Double admissionRate,
+            Map<String, Io> io,
+            Long rssBytes) {}
+
+    /** I/O of one class during a window (difference of the Env's cumulative counters); -1 when unknown. */
+    public record Io(long ops, long bytes) {}
+}

@@ -1,0 +1,590 @@
+package dev.sluice.bench.runner;
+
+import dev.sluice.bench.metrics.LatencyStats;
+import dev.sluice.bench.metrics.ProcStatus;
+import dev.sluice.bench.metrics.TailThroughput;
+import dev.sluice.bench.scenario.PhaseSpec;
+import dev.sluice.bench.scenario.PreloadSpec;
+import dev.sluice.bench.scenario.Scenario;
+import dev.sluice.bench.scenario.ScenarioParser;
+import dev.sluice.bench.scenario.StackSpec;
+import dev.sluice.bench.workload.ClosedLoopDriver;
+import dev.sluice.bench.workload.KeyCodec;
+import dev.sluice.bench.workload.LoadDriver;
+import dev.sluice.bench.workload.LoadShape;
+import dev.sluice.bench.workload.OpKind;
+import dev.sluice.bench.workload.OpenLoopDriver;
+import dev.sluice.bench.workload.StoreWorkload;
+import dev.sluice.core.Batch;
+import dev.sluice.core.OverloadedException;
+import dev.sluice.core.Partition;
+import dev.sluice.core.QuotaExceededException;
+import dev.sluice.core.Sluice;
+import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.SluiceNode;
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoClassStats;
+import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.NodeSnapshot;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one stack of a scenario in this JVM: open the node on a fresh data directory, preload, settle, then run the
+ * phases back to back on a timeline of 1-s windows and summarize. {@link BenchCommand} normally calls this in a child
+ * JVM per stack ({@link StackMain}) so that each stack's peak RSS is its own.
+ *
+ * <p><b>Timeline.</b> Window k covers {@code [T0 + k s, T0 + (k+1) s)}; phases start and end on window boundaries. At
+ * each boundary the window loop (this thread) swaps the latency recorders, reads the newest control-plane snapshot
+ * (delivered by {@code ControlPlane.addSnapshotListener}), samples VmRSS and the open-loop backlog, and starts or stops
+ * phase drivers. Requests still running when their phase ends complete in the next window; requests that never started
+ * are counted per phase. A window's throughput is the number of requests that completed in it.
+ */
+public final class StackRunner {
+    private static final Logger log = LoggerFactory.getLogger(StackRunner.class);
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    private static final int PRELOAD_BATCH = 256;
+
+    /** Progress callbacks, called on the runner's thread. */
+    public interface Progress {
+        void preload(long done, long total);
+
+        void settling(double seconds);
+
+        void window(int second, int totalSeconds, Results.Window w);
+    }
+
+    /** How the stack is run, decided by the caller. */
+    public record Options(boolean deviceEnabled, String environmentNote, String rssMode) {}
+
+    private final Scenario scenario;
+    private final StackSpec stack;
+    private final Path dataDir;
+    private final Options options;
+    private final Progress progress;
+    private volatile NodeSnapshot latest;
+
+    public StackRunner(Scenario scenario, StackSpec stack, Path dataDir, Options options, Progress progress) {
+        this.scenario = scenario;
+        this.stack = stack;
+        this.dataDir = dataDir;
+        this.options = options;
+        this.progress = progress;
+    }
+
+    /** The stack's node configuration: its options over a fresh data dir; Env options only with the device. */
+    static SluiceConfig config(StackSpec stack, Path dataDir, boolean deviceEnabled) {
+        Properties p = ScenarioParser.toProperties(stack, dataDir);
+        boolean anyEnv = false;
+        for (String k : List.copyOf(p.stringPropertyNames())) {
+            if (k.startsWith("env.")) {
+                if (deviceEnabled) {
+                    anyEnv = true;
+                } else {
+                    p.remove(k);
+                }
+            }
+        }
+        if (anyEnv && !p.containsKey(SluiceConfig.ENV)) {
+            // Env options only mean something on the priority Env: fail rather than silently run without them.
+            p.setProperty(SluiceConfig.ENV, "priority");
+        }
+        return SluiceConfig.fromProperties(p, dataDir);
+    }
+
+    public Results.Stack run() throws InterruptedException {
+        long wallStart = System.nanoTime();
+        SluiceConfig config = config(stack, dataDir, options.deviceEnabled());
+        log.info(
+                "stack {}: opening {} (profile {}, controls {})",
+                stack.name(),
+                dataDir,
+                config.profile(),
+                config.controls());
+        try (SluiceNode node = Sluice.open(config)) {
+            node.controlPlane().addSnapshotListener(s -> latest = s);
+            Partition partition = node.defaultPartition();
+            Results.Preload preload = preload(node, partition);
+            Timeline t = runPhases(node, partition);
+            Map<String, Long> events = new TreeMap<>();
+            for (ControlEvent e : node.recentEvents()) {
+                events.merge(e.controller() + ":" + e.outcome(), 1L, Long::sum);
+            }
+            Results.Environment env = new Results.Environment(
+                    node.priorityEnv(),
+                    options.deviceEnabled()
+                            && node.priorityEnv()
+                            && !scenario.device().isEmpty()
+                            && !"false".equalsIgnoreCase(scenario.device().getOrDefault("enabled", "true")),
+                    config.envOptions(),
+                    options.rssMode(),
+                    options.environmentNote());
+            long peakRss = options.rssMode().equals("child-jvm")
+                    ? ProcStatus.peakRssBytes()
+                    : t.windows.stream()
+                            .map(Results.Window::rssBytes)
+                            .filter(v -> v != null)
+                            .mapToLong(Long::longValue)
+                            .max()
+                            .orElse(-1);
+            Results.Metrics metrics = t.metrics(peakRss);
+            double wall = (System.nanoTime() - wallStart) / 1e9;
+            return new Results.Stack(
+                    stack.name(),
+                    stack.description(),
+                    false,
+                    config.profile(),
+                    config.controls(),
+                    new TreeMap<>(stack.options()),
+                    new TreeMap<>(stack.sysprops()),
+                    env,
+                    preload,
+                    t.phases,
+                    metrics,
+                    Map.of(),
+                    events,
+                    Math.round(wall * 10) / 10.0,
+                    t.windows);
+        }
+    }
+
+    // ---------------------------------------------------------------- preload
+
+    private Results.Preload preload(SluiceNode node, Partition partition) throws InterruptedException {
+        PreloadSpec spec = scenario.preload();
+        long start = System.nanoTime();
+        if (spec.keys() > 0) {
+            KeyCodec codec = new KeyCodec(spec.keyBytes());
+            AtomicLong done = new AtomicLong();
+            List<Thread> threads = new ArrayList<>();
+            List<RuntimeException> failures = new ArrayList<>();
+            long per = (spec.keys() + spec.threads() - 1) / spec.threads();
+            for (int i = 0; i < spec.threads(); i++) {
+                long from = i * per;
+                long to = Math.min(spec.keys(), from + per);
+                int id = i;
+                Thread th = new Thread(
+                        () -> {
+                            try {
+                                load(partition, codec, spec.valueBytes(), from, to, done, scenario.seed() + id);
+                            } catch (RuntimeException e) {
+                                synchronized (failures) {
+                                    failures.add(e);
+                                }
+                            }
+                        },
+                        "bench-preload-" + i);
+                th.setDaemon(true);
+                threads.add(th);
+                th.start();
+            }
+            while (threads.stream().anyMatch(Thread::isAlive)) {
+                progress.preload(done.get(), spec.keys());
+                Thread.sleep(250);
+            }
+            progress.preload(done.get(), spec.keys());
+            if (!failures.isEmpty()) {
+                throw new IllegalStateException(
+                        "preload failed: " + failures.get(0).getMessage(), failures.get(0));
+            }
+            if (spec.flush()) {
+                partition.flush();
+            }
+        }
+        double loadSeconds = (System.nanoTime() - start) / 1e9;
+        long settleStart = System.nanoTime();
+        boolean settled = settle(node, partition.name(), spec.settleSeconds());
+        double settleSeconds = (System.nanoTime() - settleStart) / 1e9;
+        log.info(
+                "stack {}: preloaded {} keys in {} s, settled={} after {} s",
+                stack.name(),
+                spec.keys(),
+                round1(loadSeconds),
+                settled,
+                round1(settleSeconds));
+        return new Results.Preload(spec.keys(), spec.bytes(), round1(loadSeconds), round1(settleSeconds), settled);
+    }
+
+    private static void load(
+            Partition p, KeyCodec codec, int valueBytes, long from, long to, AtomicLong done, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        byte[] value = new byte[valueBytes];
+        for (long i = from; i < to; ) {
+            Batch b = new Batch();
+            long end = Math.min(to, i + PRELOAD_BATCH);
+            for (long k = i; k < end; k++) {
+                rnd.nextBytes(value);
+                b.put(codec.key(k), value);
+            }
+            while (true) {
+                try {
+                    p.write(b);
+                    break;
+                } catch (OverloadedException | QuotaExceededException e) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                }
+            }
+            done.addAndGet(end - i);
+            i = end;
+        }
+    }
+
+    /** Waits until nothing is pending or running (flushes, compactions), up to {@code maxSeconds}. */
+    private boolean settle(SluiceNode node, String partition, int maxSeconds) throws InterruptedException {
+        long deadline = System.nanoTime() + maxSeconds * SECOND;
+        long start = System.nanoTime();
+        while (true) {
+            // The control plane's own snapshot (ticks every tick.period): sampling outside the tick would shift the
+            // controllers' deltas.
+            NodeSnapshot ns = node.latestSnapshot();
+            LsmSnapshot s = ns.partition(partition);
+            boolean quiet = ns.timeNanos() > start // taken after the preload ended (same System.nanoTime clock)
+                    && s.pendingCompactionBytes() == 0
+                    && s.runningCompactions() == 0
+                    && s.runningFlushes() == 0
+                    && s.immutableMemtables() == 0;
+            if (quiet) {
+                return true;
+            }
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            progress.settling((System.nanoTime() - start) / 1e9);
+            Thread.sleep(500);
+        }
+    }
+
+    // ---------------------------------------------------------------- phases
+
+    /** Everything the window loop produced. */
+    private final class Timeline {
+        final List<Results.Window> windows = new ArrayList<>();
+        final List<Results.Phase> phases = new ArrayList<>();
+        final Map<OpKind, Histogram> measuredLatency = new EnumMap<>(OpKind.class);
+        final Histogram measuredAll = new Histogram(3);
+        long rejected;
+        long errors;
+        NodeSnapshot measuredStart;
+        NodeSnapshot measuredEnd;
+        String partition;
+
+        Results.Metrics metrics(long peakRss) {
+            List<Results.Window> m =
+                    windows.stream().filter(Results.Window::measured).toList();
+            double[] th = m.stream().mapToDouble(Results.Window::ops).toArray();
+            long ops = m.stream().mapToLong(Results.Window::ops).sum();
+            double mean = m.isEmpty() ? 0 : (double) ops / m.size();
+            int zero = (int) m.stream().filter(w -> w.ops() == 0).count();
+            double stallMicros = m.stream()
+                    .map(Results.Window::stallMicros)
+                    .filter(v -> v != null)
+                    .mapToLong(Long::longValue)
+                    .sum();
+            Map<String, LatencyStats> lat = new LinkedHashMap<>();
+            lat.put("all", LatencyStats.of(measuredAll));
+            for (OpKind k : OpKind.values()) {
+                Histogram h = measuredLatency.get(k);
+                if (h != null && h.getTotalCount() > 0) {
+                    lat.put(k.id(), LatencyStats.of(h));
+                }
+            }
+            Double wa = null;
+            Double ra = null;
+            if (measuredStart != null && measuredEnd != null) {
+                LsmSnapshot a = measuredStart.partitions().get(partition);
+                LsmSnapshot b = measuredEnd.partitions().get(partition);
+                if (a != null && b != null) {
+                    long userWritten = b.ops().bytesWritten() - a.ops().bytesWritten();
+                    long engineWritten = (b.walBytes() - a.walBytes())
+                            + (b.flushBytes() - a.flushBytes())
+                            + (b.compactionWriteBytes() - a.compactionWriteBytes());
+                    if (userWritten > 0) {
+                        wa = round3((double) engineWritten / userWritten);
+                    }
+                    long userRead = b.ops().bytesRead() - a.ops().bytesRead();
+                    IoStats ioA = nodeIo(measuredStart);
+                    IoStats ioB = nodeIo(measuredEnd);
+                    long devRead = -1;
+                    if (ioB.source() == IoStats.Source.ENV) {
+                        IoClassStats g = ioB.get(IoClass.USER_GET).minus(ioA.get(IoClass.USER_GET));
+                        IoClassStats sc = ioB.get(IoClass.USER_SCAN).minus(ioA.get(IoClass.USER_SCAN));
+                        if (g.bytes() >= 0 && sc.bytes() >= 0) {
+                            devRead = g.bytes() + sc.bytes();
+                        }
+                    }
+                    if (userRead > 0 && devRead >= 0) {
+                        ra = round3((double) devRead / userRead);
+                    }
+                }
+            }
+            return new Results.Metrics(
+                    m.size(),
+                    ops,
+                    round1(mean),
+                    TailThroughput.of(th, 99),
+                    TailThroughput.of(th, 95),
+                    th.length == 0 ? 0 : java.util.Arrays.stream(th).min().orElse(0),
+                    th.length == 0 ? 0 : java.util.Arrays.stream(th).max().orElse(0),
+                    rejected,
+                    errors,
+                    zero,
+                    round3(stallMicros / 1e6),
+                    wa,
+                    ra,
+                    peakRss,
+                    lat);
+        }
+    }
+
+    private Timeline runPhases(SluiceNode node, Partition partition) throws InterruptedException {
+        Timeline t = new Timeline();
+        t.partition = partition.name();
+        List<PhaseSpec> phases = scenario.phases();
+        int total = scenario.totalSeconds();
+        int[] phaseOfSecond = new int[total];
+        int[] phaseStart = new int[phases.size()];
+        int s = 0;
+        for (int i = 0; i < phases.size(); i++) {
+            phaseStart[i] = s;
+            for (int j = 0; j < phases.get(i).durationSeconds(); j++) {
+                phaseOfSecond[s++] = i;
+            }
+        }
+        PreloadSpec pre = scenario.preload();
+        KeyCodec codec = new KeyCodec(pre.keyBytes());
+        AtomicLong keyCount = new AtomicLong(pre.keys());
+        WindowRecorder recorder = new WindowRecorder();
+        List<LoadDriver> drivers = new ArrayList<>();
+
+        NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
+        long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        LoadDriver current = null;
+        int currentPhase = -1;
+        long backlogMaxAcrossPhase = 0;
+        for (int k = 0; k <= total; k++) {
+            sleepUntil(t0 + k * SECOND);
+            if (k > 0) {
+                // Close window k-1.
+                int pi = phaseOfSecond[k - 1];
+                PhaseSpec phase = phases.get(pi);
+                WindowRecorder.Interval iv = recorder.take();
+                NodeSnapshot snap = latest != null ? latest : prev;
+                Long backlog = null;
+                Long backlogMax = null;
+                if (phase.mode() == PhaseSpec.Mode.OPEN && current != null) {
+                    backlog = current.backlog();
+                    backlogMax = current.takeMaxBacklog();
+                    backlogMaxAcrossPhase = Math.max(backlogMaxAcrossPhase, backlogMax);
+                }
+                Results.Window w = window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax);
+                t.windows.add(w);
+                if (phase.measured()) {
+                    if (t.measuredStart == null) {
+                        t.measuredStart = prev;
+                    }
+                    t.measuredEnd = snap;
+                    t.rejected += iv.rejected();
+                    t.errors += iv.errors();
+                    iv.perKind().forEach((kind, h) -> {
+                        if (h.getTotalCount() > 0) {
+                            t.measuredLatency
+                                    .computeIfAbsent(kind, x -> new Histogram(3))
+                                    .add(h);
+                            t.measuredAll.add(h);
+                        }
+                    });
+                }
+                prev = snap;
+                progress.window(k - 1, total, w);
+            }
+            int nextPhase = k < total ? phaseOfSecond[k] : -1;
+            if (nextPhase != currentPhase) {
+                if (current != null) {
+                    current.stop();
+                    t.phases.add(phaseResult(
+                            phases.get(currentPhase), phaseStart[currentPhase], current, backlogMaxAcrossPhase));
+                }
+                backlogMaxAcrossPhase = 0;
+                current = null;
+                if (nextPhase >= 0) {
+                    PhaseSpec p = phases.get(nextPhase);
+                    StoreWorkload task = new StoreWorkload(
+                            partition,
+                            codec,
+                            pre.valueBytes(),
+                            keyCount,
+                            p.mix(),
+                            p.distribution(),
+                            p.scanLength(),
+                            scenario.seed() + 7919L * (nextPhase + 1));
+                    long seed = scenario.seed() * 31 + nextPhase;
+                    current = p.mode() == PhaseSpec.Mode.OPEN
+                            ? new OpenLoopDriver(
+                                    p.name(),
+                                    p.shape(),
+                                    p.poisson(),
+                                    p.maxBacklog(),
+                                    p.threads(),
+                                    task,
+                                    recorder,
+                                    System::nanoTime,
+                                    seed)
+                            : new ClosedLoopDriver(p.name(), p.threads(), task, recorder, System::nanoTime, seed);
+                    drivers.add(current);
+                    current.start(t0 + k * SECOND, t0 + (k + p.durationSeconds()) * SECOND);
+                }
+                currentPhase = nextPhase;
+            }
+        }
+        for (LoadDriver d : drivers) {
+            if (!d.await(120_000)) {
+                log.warn("stack {}: some client threads were still running 120 s after the run ended", stack.name());
+            }
+        }
+        return t;
+    }
+
+    private static void sleepUntil(long deadline) throws InterruptedException {
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    private static Results.Phase phaseResult(PhaseSpec p, int start, LoadDriver d, long maxBacklog) {
+        boolean open = p.mode() == PhaseSpec.Mode.OPEN;
+        return new Results.Phase(
+                p.name(),
+                p.mode().name().toLowerCase(java.util.Locale.ROOT),
+                start,
+                p.durationSeconds(),
+                p.measured(),
+                p.threads(),
+                p.mix().toString(),
+                p.distribution().toString(),
+                open ? describe(p.shape()) : null,
+                open ? round1(p.shape().meanRate(p.durationSeconds())) : null,
+                open ? d.generated() : null,
+                open ? d.unstartedAtStop() : null,
+                open ? d.dropped() : null,
+                open ? maxBacklog : null);
+    }
+
+    static String describe(LoadShape s) {
+        if (s instanceof LoadShape.Constant c) {
+            return "constant(" + fmt(c.rate()) + "/s)";
+        } else if (s instanceof LoadShape.Step st) {
+            return "step(" + st.rates().stream().map(StackRunner::fmt).toList() + " every " + fmt(st.stepSeconds())
+                    + " s)";
+        } else if (s instanceof LoadShape.Square q) {
+            return "square(low " + fmt(q.low()) + "/s, high " + fmt(q.high()) + "/s, period " + fmt(q.periodSeconds())
+                    + " s, duty " + q.duty() + ")";
+        } else if (s instanceof LoadShape.Mixgraph m) {
+            return "mixgraph(mean " + fmt(m.mean()) + "/s, amplitude " + fmt(m.amplitude()) + "/s, period "
+                    + fmt(m.periodSeconds()) + " s, noise " + m.noise() + ")";
+        }
+        return String.valueOf(s);
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+    }
+
+    static IoStats nodeIo(NodeSnapshot s) {
+        if (s.io().source() != IoStats.Source.NONE || s.partitions().isEmpty()) {
+            return s.io();
+        }
+        IoStats sum = null;
+        for (LsmSnapshot p : s.partitions().values()) {
+            sum = sum == null ? p.io() : sum.plus(p.io());
+        }
+        return sum;
+    }
+
+    private static Results.Window window(
+            int second,
+            PhaseSpec phase,
+            WindowRecorder.Interval iv,
+            NodeSnapshot snap,
+            NodeSnapshot prev,
+            String partition,
+            Long backlog,
+            Long backlogMax) {
+        Histogram all = new Histogram(3);
+        Map<String, Long> byKind = new LinkedHashMap<>();
+        for (Map.Entry<OpKind, Histogram> e : iv.perKind().entrySet()) {
+            if (e.getValue().getTotalCount() > 0) {
+                all.add(e.getValue());
+                byKind.put(e.getKey().id(), e.getValue().getTotalCount());
+            }
+        }
+        long ops = all.getTotalCount();
+        LsmSnapshot ps = snap == null ? null : snap.partitions().get(partition);
+        LsmSnapshot pp = prev == null ? null : prev.partitions().get(partition);
+        Map<String, Results.Io> io = new LinkedHashMap<>();
+        if (snap != null) {
+            IoStats cur = nodeIo(snap);
+            IoStats before = prev == null ? IoStats.EMPTY : nodeIo(prev);
+            for (IoClass c : IoClass.values()) {
+                IoClassStats d = cur.get(c).minus(before.get(c));
+                io.put(c.name(), new Results.Io(d.ops(), d.bytes()));
+            }
+        }
+        long rss = ProcStatus.rssBytes();
+        return new Results.Window(
+                second,
+                phase.name(),
+                phase.measured(),
+                ops,
+                byKind,
+                iv.rejected(),
+                iv.errors(),
+                ops == 0 ? null : all.getValueAtPercentile(50),
+                ops == 0 ? null : all.getValueAtPercentile(99),
+                ops == 0 ? null : all.getMaxValue(),
+                backlog,
+                backlogMax,
+                ps == null ? null : round3(ps.memtableWatermark()),
+                ps == null ? null : ps.l0Files(),
+                ps == null ? null : ps.immutableMemtables(),
+                ps == null ? null : ps.pendingCompactionBytes(),
+                ps == null ? null : ps.stall().name(),
+                ps == null || pp == null ? null : Math.max(0, ps.stallMicros() - pp.stallMicros()),
+                ps == null ? null : ps.runningFlushes(),
+                ps == null ? null : ps.runningCompactions(),
+                ps == null || Double.isInfinite(ps.admissionRate()) || Double.isNaN(ps.admissionRate())
+                        ? null
+                        : round1(ps.admissionRate()),
+                io,
+                rss < 0 ? null : rss);
+    }
+
+    static double round1(double d) {
+        return Math.round(d * 10) / 10.0;
+    }
+
+    static double round3(double d) {
+        return Math.round(d * 1000) / 1000.0;
+    }
+}

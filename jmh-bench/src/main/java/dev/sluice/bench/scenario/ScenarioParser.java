@@ -1,0 +1,693 @@
+package dev.sluice.bench.scenario;
+
+import dev.sluice.bench.workload.KeyDistribution;
+import dev.sluice.bench.workload.LoadShape;
+import dev.sluice.bench.workload.OpKind;
+import dev.sluice.bench.workload.OpMix;
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.SluiceConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a scenario file. The format is line-based, INI-like:
+ *
+ * <pre>
+ * # comment (also after a value: "key = value  # comment")
+ * name = quick                     top level: name, description, seed, and options for every stack:
+ * config.block.cache.bytes = 64m     config.KEY (any SluiceConfig key), env.KEY, control.C.KEY, sysprop.KEY
+ *
+ * [preload]                        keys, key.bytes, value.bytes, threads, flush, settle
+ * [device]                         any KEY: passed to the Env as env option device.KEY (iops, read.mbps, ...)
+ * [phase NAME]                     duration, mode (open|closed), threads, mix, distribution, ... (see below)
+ * [stack NAME]                     profile, controls, description, config.KEY, env.KEY, control.C.KEY, sysprop.KEY
+ * </pre>
+ *
+ * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50};
+ * kinds insert, update, read, scan, rmw), {@code distribution} (uniform | zipfian | latest | hotspot) with {@code
+ * zipfian.theta}, {@code hotspot.keys}, {@code hotspot.ops}; {@code scan.length}; {@code measured}. Open loop only:
+ * {@code rate}, {@code arrivals} (uniform | poisson), {@code max.backlog}, {@code shape} (constant | step | square |
+ * mixgraph) with {@code step.rates}, {@code step.seconds}, {@code square.low}, {@code square.high}, {@code
+ * square.period}, {@code square.duty}, {@code mixgraph.mean}, {@code mixgraph.amplitude}, {@code mixgraph.period},
+ * {@code mixgraph.phase}, {@code mixgraph.noise}, {@code mixgraph.interval}.
+ *
+ * <p>Sizes accept k, m, g suffixes (powers of 1024) and underscores. Every error names the file, the line and the key.
+ * Unknown keys and sections, duplicate keys, keys that do not fit the phase's mode or shape are errors.
+ */
+public final class ScenarioParser {
+    private static final Pattern SECTION = Pattern.compile("\\[\\s*([a-z]+)(?:\\s+([A-Za-z0-9_.-]+))?\\s*]");
+    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_.-]+");
+    private static final Pattern STACK_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,39}");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(s|m|h)?");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg])?b?", Pattern.CASE_INSENSITIVE);
+    private static final List<String> STACK_PREFIXES = List.of("config.", "env.", "control.", "sysprop.");
+
+    private final String file;
+
+    private ScenarioParser(String file) {
+        this.file = file;
+    }
+
+    /**
+     * Parses {@code text}; {@code fileName} is used in messages (e.g. {@code quick.scenario}), {@code source} is
+     * recorded in the result.
+     */
+    public static Scenario parse(String text, String fileName, String source) {
+        return new ScenarioParser(fileName).doParse(text, source);
+    }
+
+    /** One {@code key = value} line. */
+    private record Entry(String value, int line) {}
+
+    /** The lines of one section, with bookkeeping of which keys were read. */
+    private final class Section {
+        final String kind;
+        final String name;
+        final int line;
+        final LinkedHashMap<String, Entry> entries = new LinkedHashMap<>();
+        final Set<String> used = new LinkedHashSet<>();
+
+        Section(String kind, String name, int line) {
+            this.kind = kind;
+            this.name = name;
+            this.line = line;
+        }
+
+        String label() {
+            return kind.isEmpty() ? "(top level)" : "[" + kind + (name == null ? "" : " " + name) + "]";
+        }
+
+        ScenarioException error(String key, String message) {
+            Entry e = key == null ? null : entries.get(key);
+            return new ScenarioException(file, e == null ? line : e.line, key, label() + " " + message);
+        }
+
+        boolean has(String key) {
+            return entries.containsKey(key);
+        }
+
+        String str(String key, String def) {
+            Entry e = entries.get(key);
+            used.add(key);
+            return e == null ? def : e.value;
+        }
+
+        String required(String key) {
+            String v = str(key, null);
+            if (v == null || v.isEmpty()) {
+                throw error(null, "needs key '" + key + "'");
+            }
+            return v;
+        }
+
+        long size(String key, long min, long max, long def) {
+            String v = str(key, null);
+            if (v == null) {
+                return def;
+            }
+            Matcher m = SIZE.matcher(v.replace("_", ""));
+            if (!m.matches()) {
+                throw error(key, "'" + v + "' is not a whole number (optionally with k, m or g)");
+            }
+            long n;
+            try {
+                n = Long.parseLong(m.group(1));
+            } catch (NumberFormatException e) {
+                throw error(key, "'" + v + "' is too large");
+            }
+            if (m.group(2) != null) {
+                n <<= switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                    case "k" -> 10;
+                    case "m" -> 20;
+                    default -> 30;
+                };
+            }
+            if (n < min || n > max) {
+                throw error(key, n + " is out of range [" + min + ", " + max + "]");
+            }
+            return n;
+        }
+
+        int integer(String key, int min, int max, int def) {
+            return (int) size(key, min, max, def);
+        }
+
+        double dbl(String key, double min, double max, double def) {
+            String v = str(key, null);
+            if (v == null) {
+                return def;
+            }
+            double d;
+            try {
+                d = Double.parseDouble(v.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw error(key, "'" + v + "' is not a number");
+            }
+            if (!(d >= min && d <= max)) {
+                throw error(key, v + " is out of range [" + min + ", " + max + "]");
+            }
+            return d;
+        }
+
+        boolean bool(String key, boolean def) {
+            String v = str(key, null);
+            if (v == null) {
+                return def;
+            }
+            return switch (v.toLowerCase(Locale.ROOT)) {
+                case "true", "yes", "on" -> true;
+                case "false", "no", "off" -> false;
+                default -> throw error(key, "'" + v + "' must be true or false");
+            };
+        }
+
+        int seconds(String key, int min, int max, int def) {
+            String v = str(key, null);
+            if (v == null) {
+                return def;
+            }
+            Matcher m = DURATION.matcher(v);
+            if (!m.matches()) {
+                throw error(key, "'" + v + "' is not a duration (e.g. 30, 30s, 2m)");
+            }
+            long s = Long.parseLong(m.group(1));
+            if (m.group(2) != null) {
+                s *= switch (m.group(2)) {
+                    case "m" -> 60;
+                    case "h" -> 3600;
+                    default -> 1;
+                };
+            }
+            if (s < min || s > max) {
+                throw error(key, s + " s is out of range [" + min + ", " + max + "] s");
+            }
+            return (int) s;
+        }
+
+        String choice(String key, String def, String... allowed) {
+            String v = str(key, def);
+            if (v == null) {
+                return null;
+            }
+            String lv = v.toLowerCase(Locale.ROOT);
+            if (!Arrays.asList(allowed).contains(lv)) {
+                throw error(key, "'" + v + "' must be one of " + String.join(", ", allowed));
+            }
+            return lv;
+        }
+
+        /** Keys of this section with the given prefix, in file order (marked as read). */
+        List<String> withPrefix(String prefix) {
+            List<String> out = new ArrayList<>();
+            for (String k : entries.keySet()) {
+                if (k.startsWith(prefix) && k.length() > prefix.length()) {
+                    out.add(k);
+                    used.add(k);
+                }
+            }
+            return out;
+        }
+
+        void forbid(String reason, String... keys) {
+            for (String k : keys) {
+                if (has(k)) {
+                    throw error(k, "not allowed " + reason);
+                }
+            }
+        }
+
+        void forbidPrefix(String prefix, String reason) {
+            for (String k : entries.keySet()) {
+                if (k.startsWith(prefix)) {
+                    throw error(k, "not allowed " + reason);
+                }
+            }
+        }
+
+        /** Fails on the first key nobody read. */
+        void finish(String known) {
+            for (Map.Entry<String, Entry> e : entries.entrySet()) {
+                if (!used.contains(e.getKey())) {
+                    throw error(e.getKey(), "unknown key; known keys here: " + known);
+                }
+            }
+        }
+    }
+
+    private Scenario doParse(String text, String source) {
+        List<Section> sections = split(text);
+        Section top = sections.get(0);
+        String name = top.str("name", stripExtension(Path.of(file).getFileName().toString()));
+        String description = top.str("description", "");
+        long seed = top.size("seed", 0, Long.MAX_VALUE, 42);
+        Map<String, Entry> common = stackOptions(top);
+        top.finish("name, description, seed, config.*, env.*, control.*.*, sysprop.*");
+
+        PreloadSpec preload = PreloadSpec.NONE;
+        Map<String, String> device = new LinkedHashMap<>();
+        Map<String, Integer> deviceLines = new LinkedHashMap<>();
+        List<PhaseSpec> phases = new ArrayList<>();
+        List<Section> stackSections = new ArrayList<>();
+        boolean sawPreload = false, sawDevice = false;
+        for (Section s : sections.subList(1, sections.size())) {
+            switch (s.kind) {
+                case "preload" -> {
+                    if (sawPreload) {
+                        throw s.error(null, "appears twice");
+                    }
+                    sawPreload = true;
+                    preload = preload(s);
+                }
+                case "device" -> {
+                    if (sawDevice) {
+                        throw s.error(null, "appears twice");
+                    }
+                    sawDevice = true;
+                    for (Map.Entry<String, Entry> e : s.entries.entrySet()) {
+                        s.used.add(e.getKey());
+                        device.put(e.getKey(), e.getValue().value);
+                        deviceLines.put("env.device." + e.getKey(), e.getValue().line);
+                    }
+                }
+                case "phase" -> {
+                    if (phases.stream().anyMatch(p -> p.name().equals(s.name))) {
+                        throw s.error(null, "phase '" + s.name + "' is defined twice");
+                    }
+                    phases.add(phase(s, seed + phases.size()));
+                }
+                case "stack" -> {
+                    if (stackSections.stream().anyMatch(o -> o.name.equals(s.name))) {
+                        throw s.error(null, "stack '" + s.name + "' is defined twice");
+                    }
+                    stackSections.add(s);
+                }
+                default ->
+                    throw s.error(null, "unknown section; known: [preload], [device], [phase NAME], [stack NAME]");
+            }
+        }
+        if (phases.isEmpty()) {
+            throw new ScenarioException(file, 0, null, "no [phase NAME] section: a scenario needs at least one phase");
+        }
+        if (stackSections.isEmpty()) {
+            throw new ScenarioException(
+                    file,
+                    0,
+                    null,
+                    "no [stack NAME] section: a scenario needs at least one stack"
+                            + " (the first one is the baseline)");
+        }
+        if (preload.keys() == 0
+                && phases.get(0).mix().weights().keySet().stream().noneMatch(k -> k == OpKind.INSERT)) {
+            // Reads of an empty store are legal but meaningless as a first phase; say so instead of measuring misses.
+            throw new ScenarioException(
+                    file,
+                    phases.get(0).line(),
+                    null,
+                    "[phase " + phases.get(0).name()
+                            + "] reads an empty store: add a [preload] with keys > 0 or inserts");
+        }
+        List<StackSpec> stacks = new ArrayList<>();
+        for (Section s : stackSections) {
+            stacks.add(stack(s, common, device, deviceLines));
+        }
+        return new Scenario(name, description, source, text, seed, preload, phases, device, stacks);
+    }
+
+    private static String stripExtension(String n) {
+        int dot = n.lastIndexOf('.');
+        return dot > 0 ? n.substring(0, dot) : n;
+    }
+
+    private List<Section> split(String text) {
+        List<Section> out = new ArrayList<>();
+        Section cur = new Section("", null, 1);
+        out.add(cur);
+        String[] lines = text.split("\r?\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            int lineNo = i + 1;
+            String raw = lines[i];
+            String line = stripComment(raw).trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            if (line.startsWith("[")) {
+                Matcher m = SECTION.matcher(line);
+                if (!m.matches()) {
+                    throw new ScenarioException(
+                            file,
+                            lineNo,
+                            null,
+                            "malformed section header '" + line + "' (expected [preload], [device], [phase NAME] or"
+                                    + " [stack NAME])");
+                }
+                String kind = m.group(1);
+                String name = m.group(2);
+                boolean named = kind.equals("phase") || kind.equals("stack");
+                if (named && name == null) {
+                    throw new ScenarioException(
+                            file, lineNo, null, "[" + kind + "] needs a name, e.g. [" + kind + " main]");
+                }
+                if (!named && name != null) {
+                    throw new ScenarioException(file, lineNo, null, "[" + kind + "] takes no name");
+                }
+                if (kind.equals("stack") && !STACK_NAME.matcher(name).matches()) {
+                    throw new ScenarioException(
+                            file,
+                            lineNo,
+                            null,
+                            "stack name '" + name
+                                    + "' must be lower-case letters, digits and dashes (it names output files)");
+                }
+                cur = new Section(kind, name, lineNo);
+                out.add(cur);
+                continue;
+            }
+            int eq = line.indexOf('=');
+            if (eq <= 0) {
+                throw new ScenarioException(file, lineNo, null, "expected 'key = value', got '" + line + "'");
+            }
+            String key = line.substring(0, eq).trim();
+            String value = line.substring(eq + 1).trim();
+            if (!KEY.matcher(key).matches()) {
+                throw new ScenarioException(file, lineNo, key, "malformed key (letters, digits, '.', '_', '-')");
+            }
+            if (cur.entries.containsKey(key)) {
+                throw new ScenarioException(
+                        file,
+                        lineNo,
+                        key,
+                        cur.label() + " key given twice (first on line " + cur.entries.get(key).line + ")");
+            }
+            cur.entries.put(key, new Entry(value, lineNo));
+        }
+        return out;
+    }
+
+    private static String stripComment(String line) {
+        String t = line.stripLeading();
+        if (t.startsWith("#") || t.startsWith(";")) {
+            return "";
+        }
+        int i = line.indexOf(" #");
+        int j = line.indexOf("\t#");
+        int cut = i < 0 ? j : (j < 0 ? i : Math.min(i, j));
+        return cut < 0 ? line : line.substring(0, cut);
+    }
+
+    private PreloadSpec preload(Section s) {
+        long keys = s.size("keys", 0, 1_000_000_000L, 0);
+        int keyBytes = s.integer("key.bytes", 8, 4096, 16);
+        int valueBytes = s.integer("value.bytes", 0, 16 << 20, 1024);
+        int threads = s.integer("threads", 1, 64, 2);
+        boolean flush = s.bool("flush", true);
+        int settle = s.seconds("settle", 0, 3600, 30);
+        s.finish("keys, key.bytes, value.bytes, threads, flush, settle");
+        return new PreloadSpec(keys, keyBytes, valueBytes, threads, flush, settle);
+    }
+
+    private PhaseSpec phase(Section s, long seed) {
+        int duration = s.seconds("duration", 1, 24 * 3600, -1);
+        if (duration < 0) {
+            throw s.error(null, "needs key 'duration' (e.g. duration = 60s)");
+        }
+        String modeValue = s.choice("mode", null, "open", "closed");
+        if (modeValue == null) {
+            throw s.error(null, "needs key 'mode' (open or closed)");
+        }
+        PhaseSpec.Mode mode = PhaseSpec.Mode.valueOf(modeValue.toUpperCase(Locale.ROOT));
+        OpMix mix = mix(s);
+        KeyDistribution dist = distribution(s);
+        int scanLength = s.integer("scan.length", 1, 100_000, 5);
+        boolean measured = s.bool("measured", true);
+        LoadShape shape = null;
+        boolean poisson = false;
+        long maxBacklog = 0;
+        int threads;
+        if (mode == PhaseSpec.Mode.CLOSED) {
+            threads = s.integer("threads", 1, 1024, 8);
+            String why =
+                    "in a closed-loop phase (mode = closed issues requests back to back; use mode = open for a rate)";
+            s.forbid(why, "rate", "shape", "arrivals", "max.backlog");
+            for (String p : List.of("step.", "square.", "mixgraph.")) {
+                s.forbidPrefix(p, why);
+            }
+        } else {
+            threads = s.integer("threads", 1, 1024, 16);
+            poisson = s.choice("arrivals", "uniform", "uniform", "poisson").equals("poisson");
+            maxBacklog = s.size("max.backlog", 1, 100_000_000, 2_000_000);
+            shape = shape(s, seed);
+        }
+        s.finish("duration, mode, threads, mix, distribution, zipfian.theta, hotspot.keys, hotspot.ops, scan.length,"
+                + " measured"
+                + (mode == PhaseSpec.Mode.OPEN
+                        ? ", rate, arrivals, max.backlog, shape, step.*, square.*," + " mixgraph.*"
+                        : ""));
+        return new PhaseSpec(
+                s.name, s.line, duration, mode, threads, shape, poisson, maxBacklog, mix, dist, scanLength, measured);
+    }
+
+    private OpMix mix(Section s) {
+        String v = s.str("mix", null);
+        if (v == null) {
+            throw s.error(null, "needs key 'mix' (e.g. mix = insert:50, read:50)");
+        }
+        Map<OpKind, Double> w = new EnumMap<>(OpKind.class);
+        for (String part : v.split(",")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int colon = p.indexOf(':');
+            if (colon <= 0) {
+                throw s.error("mix", "'" + p + "' should be KIND:WEIGHT, e.g. read:50");
+            }
+            OpKind k = OpKind.parse(p.substring(0, colon));
+            if (k == null) {
+                throw s.error(
+                        "mix",
+                        "unknown operation '" + p.substring(0, colon).trim()
+                                + "' (known: insert, update, read, scan, rmw)");
+            }
+            if (w.containsKey(k)) {
+                throw s.error("mix", "operation '" + k.id() + "' listed twice");
+            }
+            double weight;
+            try {
+                weight = Double.parseDouble(p.substring(colon + 1).trim());
+            } catch (NumberFormatException e) {
+                throw s.error(
+                        "mix", "weight '" + p.substring(colon + 1).trim() + "' of " + k.id() + " is not a number");
+            }
+            if (!(weight >= 0) || Double.isInfinite(weight)) {
+                throw s.error("mix", "weight of " + k.id() + " must be >= 0");
+            }
+            w.put(k, weight);
+        }
+        try {
+            return new OpMix(w);
+        } catch (IllegalArgumentException e) {
+            throw s.error("mix", e.getMessage());
+        }
+    }
+
+    private KeyDistribution distribution(Section s) {
+        String d = s.choice("distribution", "uniform", "uniform", "zipfian", "latest", "hotspot");
+        KeyDistribution.Kind kind = KeyDistribution.Kind.valueOf(d.toUpperCase(Locale.ROOT));
+        if (kind != KeyDistribution.Kind.ZIPFIAN && kind != KeyDistribution.Kind.LATEST) {
+            s.forbid("unless distribution = zipfian or latest", "zipfian.theta");
+        }
+        if (kind != KeyDistribution.Kind.HOTSPOT) {
+            s.forbid("unless distribution = hotspot", "hotspot.keys", "hotspot.ops");
+        }
+        double theta = s.dbl("zipfian.theta", 0.01, 10, 0.99);
+        double hotKeys = s.dbl("hotspot.keys", 0.0001, 1, 0.2);
+        double hotOps = s.dbl("hotspot.ops", 0, 1, 0.8);
+        return new KeyDistribution(kind, theta, hotKeys, hotOps);
+    }
+
+    private LoadShape shape(Section s, long seed) {
+        String shape = s.choice("shape", "constant", "constant", "step", "square", "mixgraph");
+        for (String other : List.of("step", "square", "mixgraph")) {
+            if (!other.equals(shape)) {
+                s.forbidPrefix(other + ".", "unless shape = " + other);
+            }
+        }
+        double maxRate = 10_000_000;
+        return switch (shape) {
+            case "constant" -> {
+                if (!s.has("rate")) {
+                    throw s.error(null, "needs key 'rate' (requests/s) for an open-loop phase");
+                }
+                yield new LoadShape.Constant(s.dbl("rate", 0.001, maxRate, 0));
+            }
+            case "step" -> {
+                s.forbid("with shape = step (use step.rates)", "rate");
+                String v = s.str("step.rates", null);
+                if (v == null) {
+                    throw s.error(null, "needs key 'step.rates' (e.g. step.rates = 1000, 2000, 4000)");
+                }
+                List<Double> rates = new ArrayList<>();
+                for (String p : v.split(",")) {
+                    try {
+                        double r = Double.parseDouble(p.trim().replace("_", ""));
+                        if (!(r >= 0 && r <= maxRate)) {
+                            throw s.error("step.rates", p.trim() + " is out of range [0, " + (long) maxRate + "]");
+                        }
+                        rates.add(r);
+                    } catch (NumberFormatException e) {
+                        throw s.error("step.rates", "'" + p.trim() + "' is not a number");
+                    }
+                }
+                int secs = s.seconds("step.seconds", 1, 24 * 3600, -1);
+                if (secs < 0) {
+                    throw s.error(null, "needs key 'step.seconds' (how long each step lasts)");
+                }
+                yield new LoadShape.Step(rates, secs);
+            }
+            case "square" -> {
+                s.forbid("with shape = square (use square.low and square.high)", "rate");
+                if (!s.has("square.low") || !s.has("square.high")) {
+                    throw s.error(null, "needs keys 'square.low' and 'square.high' (requests/s)");
+                }
+                double low = s.dbl("square.low", 0, maxRate, 0);
+                double high = s.dbl("square.high", 0, maxRate, 0);
+                int period = s.seconds("square.period", 1, 24 * 3600, 10);
+                double duty = s.dbl("square.duty", 0.01, 0.99, 0.5);
+                yield new LoadShape.Square(low, high, period, duty);
+            }
+            default -> {
+                double rate = s.dbl("rate", 0.001, maxRate, Double.NaN);
+                double mean = s.dbl("mixgraph.mean", 0.001, maxRate, rate);
+                if (Double.isNaN(mean)) {
+                    throw s.error(null, "needs key 'mixgraph.mean' (or 'rate') for shape = mixgraph");
+                }
+                double amplitude = s.dbl("mixgraph.amplitude", 0, maxRate, 0.5 * mean);
+                int period = s.seconds("mixgraph.period", 1, 24 * 3600, 20);
+                double phase = s.dbl("mixgraph.phase", -100, 100, 0);
+                double noise = s.dbl("mixgraph.noise", 0, 1, 0.1);
+                int interval = s.seconds("mixgraph.interval", 1, 3600, 1);
+                yield new LoadShape.Mixgraph(mean, amplitude, period, phase, noise, interval, seed);
+            }
+        };
+    }
+
+    /** The config.*, env.*, control.*.*, sysprop.* entries of a section (marked as read). */
+    private Map<String, Entry> stackOptions(Section s) {
+        Map<String, Entry> out = new LinkedHashMap<>();
+        for (String prefix : STACK_PREFIXES) {
+            for (String k : s.withPrefix(prefix)) {
+                out.put(k, s.entries.get(k));
+            }
+        }
+        return out;
+    }
+
+    private StackSpec stack(
+            Section s, Map<String, Entry> common, Map<String, String> device, Map<String, Integer> deviceLines) {
+        String profile = s.str("profile", "rocksdb-default");
+        String controlsValue = s.str("controls", "");
+        String description = s.str("description", "");
+        Map<String, Entry> own = stackOptions(s);
+        s.finish("profile, controls, description, config.*, env.*, control.*.*, sysprop.*");
+        for (String k : List.of("config.data.dir", "config.profile", "config.controls")) {
+            if (own.containsKey(k) || common.containsKey(k)) {
+                int line = own.containsKey(k) ? own.get(k).line : common.get(k).line;
+                throw new ScenarioException(
+                        file,
+                        line,
+                        k,
+                        "is set by the runner (data dir) or by the stack's own" + " 'profile' and 'controls' keys");
+            }
+        }
+        List<String> controls = splitList(controlsValue);
+        Map<String, String> options = new LinkedHashMap<>();
+        Map<String, String> sysprops = new LinkedHashMap<>();
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        device.forEach((k, v) -> options.put("env.device." + k, v));
+        lines.putAll(deviceLines);
+        Map<String, Entry> merged = new LinkedHashMap<>(common);
+        merged.putAll(own);
+        for (Map.Entry<String, Entry> e : merged.entrySet()) {
+            String k = e.getKey();
+            if (k.startsWith("sysprop.")) {
+                sysprops.put(k.substring("sysprop.".length()), e.getValue().value);
+            } else {
+                String configKey = k.startsWith("config.") ? k.substring("config.".length()) : k;
+                options.put(configKey, e.getValue().value);
+                lines.put(configKey, e.getValue().line);
+            }
+        }
+        if (s.has("profile")) {
+            lines.put("profile", s.entries.get("profile").line);
+        }
+        if (s.has("controls")) {
+            lines.put("controls", s.entries.get("controls").line);
+        }
+        StackSpec spec = new StackSpec(s.name, s.line, description, profile, controls, options, sysprops, lines);
+        checkConfig(spec);
+        return spec;
+    }
+
+    static List<String> splitList(String v) {
+        String t = v.trim();
+        if (t.startsWith("[") && t.endsWith("]")) {
+            t = t.substring(1, t.length() - 1);
+        }
+        if (t.isBlank()) {
+            return List.of();
+        }
+        return Arrays.stream(t.split(",")).map(String::trim).toList();
+    }
+
+    /** Properties for {@link SluiceConfig#fromProperties}: the stack's options plus profile, controls and data dir. */
+    public static Properties toProperties(StackSpec s, Path dataDir) {
+        Properties p = new Properties();
+        s.options().forEach(p::setProperty);
+        p.setProperty(SluiceConfig.DATA_DIR, dataDir.toString());
+        p.setProperty(SluiceConfig.PROFILE, s.profile());
+        p.setProperty(SluiceConfig.CONTROLS, String.join(",", s.controls()));
+        return p;
+    }
+
+    /**
+     * Builds the stack's SluiceConfig once at parse time so that a bad value fails now, with the line of the key at
+     * fault, not minutes into a run. (Profile, controller and Env option names are checked when the node opens, and by
+     * {@code Scenarios.checkNames} before a run.)
+     */
+    private void checkConfig(StackSpec s) {
+        try {
+            SluiceConfig.fromProperties(toProperties(s, Path.of("scenario-check")), Path.of("."));
+        } catch (ConfigException e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+            String key = null;
+            int line = s.line();
+            // The key named first in the message is the one at fault (an unknown-key message lists the known keys
+            // after the unknown ones; a controller's options are named as "control.NAME.*").
+            int best = Integer.MAX_VALUE;
+            for (Map.Entry<String, Integer> kl : s.keyLines().entrySet()) {
+                String k = kl.getKey();
+                int at = msg.indexOf(k);
+                if (at < 0 && k.startsWith("control.") && k.indexOf('.', 8) > 8) {
+                    at = msg.indexOf(k.substring(0, k.indexOf('.', 8) + 1));
+                }
+                if (at >= 0 && at < best) {
+                    best = at;
+                    key = k;
+                    line = kl.getValue();
+                }
+            }
+            throw new ScenarioException(file, line, key, "[stack " + s.name() + "] " + msg);
+        }
+    }
+}

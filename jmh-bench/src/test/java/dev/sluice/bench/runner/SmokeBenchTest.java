@@ -1,0 +1,182 @@
+package dev.sluice.bench.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import dev.sluice.bench.SluiceCli;
+import dev.sluice.bench.metrics.LatencyStats;
+import dev.sluice.bench.scenario.Scenarios;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Runs the {@code smoke} scenario end to end — `sluice bench --scenario smoke`, real engine, one child JVM per stack —
+ * and checks results.json against its JSON Schema and for sane values.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SmokeBenchTest {
+    private Path out;
+    private int exitCode;
+    private String console;
+    private JsonNode json;
+    private Results.Run run;
+
+    @BeforeAll
+    void runSmoke(@TempDir Path tmp) throws Exception {
+        out = tmp.resolve("out");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
+            System.setOut(ps);
+            exitCode = new CommandLine(new SluiceCli())
+                    .execute("bench", "--scenario", "smoke", "--out", out.toString(), "--no-progress");
+        } finally {
+            System.setOut(saved);
+        }
+        console = buf.toString(StandardCharsets.UTF_8);
+        System.out.println(console);
+        assertThat(exitCode)
+                .as("exit code; console:\n%s\nlogs: %s", console, logs())
+                .isZero();
+        json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        run = Results.mapper().readValue(out.resolve("results.json").toFile(), Results.Run.class);
+    }
+
+    private String logs() {
+        try (var s = Files.walk(out.resolve("logs"))) {
+            StringBuilder sb = new StringBuilder();
+            for (Path p : s.filter(Files::isRegularFile).toList()) {
+                sb.append("\n==> ").append(p).append('\n').append(Files.readString(p));
+            }
+            return sb.toString();
+        } catch (Exception e) {
+            return "(no logs: " + e + ")";
+        }
+    }
+
+    @Test
+    void resultsMatchTheSchema() throws Exception {
+        JsonSchemaFactory f = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
+        try (InputStream in = getClass().getResourceAsStream("/results.schema.json")) {
+            JsonSchema schema = f.getSchema(in);
+            Set<ValidationMessage> errors = schema.validate(json);
+            assertThat(errors).as("schema violations").isEmpty();
+        }
+    }
+
+    @Test
+    void oneWindowPerSecondOfRun() {
+        int seconds = Scenarios.load("smoke").totalSeconds();
+        assertThat(run.scenario().durationSeconds()).isEqualTo(seconds);
+        for (Results.Stack s : run.stacks()) {
+            assertThat(s.windows()).hasSize(seconds);
+            for (int i = 0; i < seconds; i++) {
+                assertThat(s.windows().get(i).second()).isEqualTo(i);
+            }
+            assertThat(s.metrics().measuredSeconds()).isEqualTo(seconds);
+            assertThat(s.windows().stream().mapToLong(Results.Window::ops).sum())
+                    .isEqualTo(s.metrics().operations());
+            assertThat(s.phases()).extracting(Results.Phase::name).containsExactly("open", "closed");
+            assertThat(s.windows().subList(0, 3)).allMatch(w -> w.phase().equals("open") && w.backlog() != null);
+            assertThat(s.windows().subList(3, 6)).allMatch(w -> w.phase().equals("closed") && w.backlog() == null);
+        }
+    }
+
+    @Test
+    void saneValues() {
+        assertThat(run.stacks()).extracting(Results.Stack::name).containsExactly("rocksdb", "rocksdb-autotuned");
+        assertThat(run.baseline()).isEqualTo("rocksdb");
+        assertThat(run.stacks().get(0).baseline()).isTrue();
+        assertThat(run.stacks().get(1).baseline()).isFalse();
+        for (Results.Stack s : run.stacks()) {
+            Results.Metrics m = s.metrics();
+            assertThat(m.meanThroughput()).as(s.name()).isPositive();
+            assertThat(m.errors()).as(s.name()).isZero();
+            assertThat(m.tailThroughputP99()).isLessThanOrEqualTo(m.tailThroughputP95());
+            assertThat(m.tailThroughputP95()).isLessThanOrEqualTo(m.maxWindowThroughput());
+            assertThat(m.minWindowThroughput()).isLessThanOrEqualTo(m.tailThroughputP99());
+            assertThat(m.meanThroughput()).isBetween(m.minWindowThroughput(), m.maxWindowThroughput());
+            assertThat(m.latency()).containsKeys("all", "insert", "update", "read", "scan", "rmw");
+            for (Map.Entry<String, LatencyStats> e : m.latency().entrySet()) {
+                LatencyStats l = e.getValue();
+                assertThat(l.count()).as(e.getKey()).isPositive();
+                assertThat(l.p50Us()).as(e.getKey()).isPositive().isLessThanOrEqualTo(l.p99Us());
+                assertThat(l.p99Us()).as(e.getKey()).isLessThanOrEqualTo(l.p999Us());
+                assertThat(l.p999Us()).as(e.getKey()).isLessThanOrEqualTo(l.maxUs());
+            }
+            long perKind = m.latency().entrySet().stream()
+                    .filter(e -> !e.getKey().equals("all"))
+                    .mapToLong(e -> e.getValue().count())
+                    .sum();
+            assertThat(perKind).isEqualTo(m.latency().get("all").count()).isEqualTo(m.operations());
+            for (Results.Window w : s.windows()) {
+                assertThat(w.ops()).as("window %d of %s", w.second(), s.name()).isPositive();
+                assertThat(w.p50Us()).isLessThanOrEqualTo(w.p99Us());
+                assertThat(w.p99Us()).isLessThanOrEqualTo(w.maxUs());
+                assertThat(w.l0Files()).isNotNull().isNotNegative();
+                assertThat(w.memtableWatermark()).isNotNull().isBetween(0.0, 2.0);
+                assertThat(w.rssBytes()).isPositive();
+            }
+            // Open loop at 2000/s for 3 s: about 6000 arrivals, all either run or counted.
+            Results.Phase open = s.phases().get(0);
+            assertThat(open.offeredMeanRate()).isEqualTo(2000.0);
+            assertThat(open.generated()).isBetween(5400L, 6001L);
+            assertThat(s.preload().keys()).isEqualTo(20_000);
+            assertThat(m.writeAmplification()).isNotNull().isGreaterThan(0.5);
+            assertThat(m.peakRssBytes()).isGreaterThan(50L << 20);
+            assertThat(s.environment().rssMode()).isEqualTo("child-jvm");
+            if (s.environment().deviceEmulated()) {
+                assertThat(s.environment().envOptions()).containsEntry("device.iops", "50000");
+            } else {
+                assertThat(s.environment().note()).isNotBlank();
+            }
+        }
+        Results.Stack other = run.stacks().get(1);
+        assertThat(other.profile()).isEqualTo("rocksdb-autotuned-ratelimiter");
+        assertThat(other.sysprops()).containsKey("sluice.autotuned.rate.bytes.per.sec");
+        assertThat(other.ratioToBaseline().get("meanThroughput")).isPositive();
+        assertThat(run.stacks().get(0).ratioToBaseline().get("meanThroughput")).isEqualTo(1.0);
+    }
+
+    @Test
+    void summaryChartsAndConsole() throws Exception {
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertThat(summary)
+                .contains("| Metric | rocksdb (baseline) | rocksdb-autotuned |")
+                .contains("Tail throughput P99")
+                .contains("(1.00×)");
+        assertThat(console).contains("Tail throughput P99").contains("results: ");
+        List<String> expected = List.of(
+                "throughput.png",
+                "p99.png",
+                "fig12-rocksdb.png",
+                "fig12-rocksdb-autotuned.png",
+                "lsm-rocksdb.png",
+                "pending-compaction.png");
+        assertThat(run.charts()).containsAll(expected);
+        for (String c : run.charts()) {
+            byte[] head = Files.readAllBytes(out.resolve(c));
+            assertThat(head.length).as(c).isGreaterThan(1000);
+            assertThat(head[1]).as(c + " is a PNG").isEqualTo((byte) 'P');
+        }
+        assertThat(out.resolve("data")).doesNotExist();
+        assertThat(out.resolve("smoke.scenario")).exists();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.sluice.bench.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** Every shipped scenario parses, names registered profiles, and fits its time budget. */
+class ScenarioFilesTest {
+    @Test
+    void indexListsExactlyTheShippedFiles() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("src/main/resources/scenarios"))) {
+            assertThat(files.map(p -> p.getFileName().toString())
+                            .filter(n -> n.endsWith(".scenario"))
+                            .map(n -> n.substring(0, n.length() - ".scenario".length())))
+                    .containsExactlyInAnyOrderElementsOf(Scenarios.shipped());
+        }
+        assertThat(Scenarios.shipped()).contains("smoke", "quick", "cruise-a-variant", "adoc-fillrandom");
+    }
+
+    @Test
+    void everyShippedScenarioParsesAndNamesKnownProfiles() {
+        for (String name : Scenarios.shipped()) {
+            Scenario s = Scenarios.load(name);
+            assertThat(s.name()).isEqualTo(name);
+            Scenarios.checkNames(s);
+            assertThat(s.baseline().profile()).isEqualTo("rocksdb-default");
+            assertThat(s.stacks()).extracting(StackSpec::profile).contains("rocksdb-autotuned-ratelimiter");
+        }
+    }
+
+    @Test
+    void budgets() {
+        assertThat(Scenarios.load("smoke").totalSeconds()).isLessThanOrEqualTo(20);
+        Scenario quick = Scenarios.load("quick");
+        // Phases plus at most the settle wait per stack must stay under 3 minutes.
+        assertThat(quick.stacks().size()
+                        * (quick.totalSeconds() + quick.preload().settleSeconds()))
+                .isLessThanOrEqualTo(180);
+    }
+
+    @Test
+    void unknownScenarioListsTheShippedOnes() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Scenarios.load("nope"))
+                .hasMessageContaining("no scenario 'nope'")
+                .hasMessageContaining("quick");
+    }
+}

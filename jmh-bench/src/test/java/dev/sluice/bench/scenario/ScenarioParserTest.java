@@ -1,0 +1,211 @@
+package dev.sluice.bench.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.bench.workload.KeyDistribution;
+import dev.sluice.bench.workload.LoadShape;
+import dev.sluice.bench.workload.OpKind;
+import org.junit.jupiter.api.Test;
+
+class ScenarioParserTest {
+    private static final String GOOD = """
+            # a comment
+            name = t
+            description = test scenario
+            config.block.cache.bytes = 8388608
+
+            [preload]
+            keys = 1k
+            value.bytes = 100
+
+            [device]
+            iops = 3000
+            write.mbps = 50
+
+            [phase warm]
+            duration = 5s
+            mode = closed
+            threads = 2
+            mix = insert:1
+            measured = false
+
+            [phase main]
+            duration = 1m
+            mode = open
+            shape = square
+            square.low = 100
+            square.high = 900   # inline comment
+            square.period = 10s
+            mix = read:90, rmw:5, scan:5
+            distribution = hotspot
+            hotspot.keys = 0.1
+            hotspot.ops = 0.9
+
+            [stack base]
+            profile = rocksdb-default
+
+            [stack other]
+            profile = rocksdb-default
+            controls = [ ]
+            config.tick.period.ms = 500
+            env.extra = 1
+            sysprop.a.b = c
+            """;
+
+    private static Scenario parse(String text) {
+        return ScenarioParser.parse(text, "t.scenario", "test");
+    }
+
+    /** Replaces the n-th line (1-based) of GOOD. */
+    private static String withLine(int n, String replacement) {
+        String[] lines = GOOD.split("\n", -1);
+        lines[n - 1] = replacement;
+        return String.join("\n", lines);
+    }
+
+    private static int lineOf(String needle) {
+        String[] lines = GOOD.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].startsWith(needle)) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError(needle);
+    }
+
+    @Test
+    void parsesEverySection() {
+        Scenario s = parse(GOOD);
+        assertThat(s.name()).isEqualTo("t");
+        assertThat(s.preload().keys()).isEqualTo(1024);
+        assertThat(s.preload().valueBytes()).isEqualTo(100);
+        assertThat(s.preload().keyBytes()).isEqualTo(16);
+        assertThat(s.device()).containsEntry("iops", "3000").containsEntry("write.mbps", "50");
+        assertThat(s.phases()).hasSize(2);
+        PhaseSpec warm = s.phases().get(0);
+        assertThat(warm.measured()).isFalse();
+        assertThat(warm.mode()).isEqualTo(PhaseSpec.Mode.CLOSED);
+        PhaseSpec main = s.phases().get(1);
+        assertThat(main.durationSeconds()).isEqualTo(60);
+        assertThat(main.shape()).isEqualTo(new LoadShape.Square(100, 900, 10, 0.5));
+        assertThat(main.mix().fraction(OpKind.READ)).isEqualTo(0.9);
+        assertThat(main.distribution().kind()).isEqualTo(KeyDistribution.Kind.HOTSPOT);
+        assertThat(s.totalSeconds()).isEqualTo(65);
+        assertThat(s.baseline().name()).isEqualTo("base");
+        StackSpec other = s.stacks().get(1);
+        assertThat(other.controls()).isEmpty();
+        assertThat(other.options())
+                .containsEntry("tick.period.ms", "500")
+                .containsEntry("block.cache.bytes", "8388608")
+                .containsEntry("env.extra", "1")
+                .containsEntry("env.device.iops", "3000");
+        assertThat(other.sysprops()).containsEntry("a.b", "c");
+    }
+
+    @Test
+    void unknownKeyNamesKeyAndLine() {
+        int line = lineOf("threads = 2");
+        assertThatThrownBy(() -> parse(withLine(line, "thraeds = 2")))
+                .isInstanceOf(ScenarioException.class)
+                .hasMessageStartingWith("t.scenario:" + line + ": thraeds: [phase warm] unknown key")
+                .satisfies(e -> {
+                    ScenarioException se = (ScenarioException) e;
+                    assertThat(se.line()).isEqualTo(line);
+                    assertThat(se.key()).isEqualTo("thraeds");
+                });
+    }
+
+    @Test
+    void badValuesNameKeyAndLine() {
+        int mix = lineOf("mix = read:90");
+        assertThatThrownBy(() -> parse(withLine(mix, "mix = raed:90, scan:10")))
+                .hasMessageContaining("t.scenario:" + mix + ": mix:")
+                .hasMessageContaining("unknown operation 'raed'");
+        int dur = lineOf("duration = 1m");
+        assertThatThrownBy(() -> parse(withLine(dur, "duration = soon")))
+                .hasMessageStartingWith("t.scenario:" + dur + ": duration:")
+                .hasMessageContaining("not a duration");
+        int keys = lineOf("keys = 1k");
+        assertThatThrownBy(() -> parse(withLine(keys, "keys = -5")))
+                .hasMessageStartingWith("t.scenario:" + keys + ": keys:");
+        int dist = lineOf("distribution = hotspot");
+        assertThatThrownBy(() -> parse(withLine(dist, "distribution = pareto")))
+                .hasMessageStartingWith("t.scenario:" + dist + ": distribution:")
+                .hasMessageContaining("uniform, zipfian, latest, hotspot");
+    }
+
+    @Test
+    void keysThatDoNotFitTheModeOrShapeAreErrors() {
+        int threads = lineOf("threads = 2");
+        assertThatThrownBy(() -> parse(withLine(threads, "rate = 100")))
+                .hasMessageStartingWith("t.scenario:" + threads + ": rate: [phase warm] not allowed in a closed-loop");
+        int low = lineOf("square.low");
+        assertThatThrownBy(() -> parse(withLine(low, "step.seconds = 5")))
+                .hasMessageStartingWith("t.scenario:" + low + ": step.seconds:")
+                .hasMessageContaining("unless shape = step");
+        int hk = lineOf("hotspot.keys");
+        assertThatThrownBy(() -> parse(withLine(dist(), "distribution = uniform")))
+                .hasMessageStartingWith("t.scenario:" + hk + ": hotspot.keys:");
+    }
+
+    private static int dist() {
+        return lineOf("distribution = hotspot");
+    }
+
+    @Test
+    void invalidStackConfigNamesTheLineOfTheKey() {
+        int tick = lineOf("config.tick.period.ms");
+        assertThatThrownBy(() -> parse(withLine(tick, "config.tick.period.ms = 5")))
+                .isInstanceOf(ScenarioException.class)
+                .hasMessageStartingWith("t.scenario:" + tick + ": tick.period.ms: [stack other]")
+                .hasMessageContaining("out of range");
+        assertThatThrownBy(() -> parse(withLine(tick, "config.no.such.key = 5")))
+                .hasMessageStartingWith("t.scenario:" + tick + ": no.such.key: [stack other]")
+                .hasMessageContaining("unknown configuration key");
+        assertThatThrownBy(() -> parse(withLine(tick, "control.admission.k1 = 0.5")))
+                .hasMessageStartingWith("t.scenario:" + tick + ": control.admission.k1:")
+                .hasMessageContaining("not in controls");
+    }
+
+    @Test
+    void structuralErrors() {
+        assertThatThrownBy(() -> parse(GOOD.replace("[phase warm]", "[phase]")))
+                .hasMessageContaining("t.scenario:" + lineOf("[phase warm]") + ": [phase] needs a name");
+        assertThatThrownBy(() -> parse(GOOD.replace("[device]", "[devise]")))
+                .hasMessageContaining("t.scenario:" + lineOf("[device]") + ": [devise] unknown section");
+        assertThatThrownBy(() -> parse(withLine(lineOf("threads = 2"), "mode = open")))
+                .hasMessageContaining("t.scenario:" + lineOf("threads = 2") + ": mode: [phase warm] key given twice"
+                        + " (first on line " + lineOf("mode = closed") + ")");
+        assertThatThrownBy(() -> parse(withLine(lineOf("threads = 2"), "just words")))
+                .hasMessageStartingWith("t.scenario:" + lineOf("threads = 2") + ": expected 'key = value'");
+        assertThatThrownBy(() -> parse(GOOD.replace("[stack other]", "[stack Other_Stack]")))
+                .hasMessageContaining("lower-case");
+        assertThatThrownBy(() -> parse(GOOD.substring(0, GOOD.indexOf("[stack base]"))))
+                .hasMessageContaining("t.scenario:0: no [stack NAME] section");
+        assertThatThrownBy(() -> parse(GOOD.replace("duration = 5s\n", "")))
+                .hasMessageStartingWith("t.scenario:" + lineOf("[phase warm]") + ": [phase warm] needs key 'duration'");
+        assertThatThrownBy(() -> parse(GOOD.replace(
+                        "profile = rocksdb-default\n\n[stack other]", "config.data.dir = x\n\n[stack other]")))
+                .hasMessageContaining("config.data.dir");
+    }
+
+    @Test
+    void durationOverrideScalesPhasesInProportion() {
+        Scenario s = parse(GOOD).withDuration(13);
+        assertThat(s.phases().get(0).durationSeconds()).isEqualTo(1);
+        assertThat(s.phases().get(1).durationSeconds()).isEqualTo(12);
+        assertThat(s.totalSeconds()).isEqualTo(13);
+        assertThat(parse(GOOD).withDuration(130).phases().get(0).durationSeconds())
+                .isEqualTo(10);
+        assertThatThrownBy(() -> parse(GOOD).withDuration(1)).hasMessageContaining("phase");
+    }
+
+    @Test
+    void stackFilterKeepsOrderAndRejectsUnknownNames() {
+        assertThat(parse(GOOD).withStacks(java.util.Set.of("other")).baseline().name())
+                .isEqualTo("other");
+        assertThatThrownBy(() -> parse(GOOD).withStacks(java.util.Set.of("nope")))
+                .hasMessageContaining("unknown stack(s) [nope]");
+    }
+}
