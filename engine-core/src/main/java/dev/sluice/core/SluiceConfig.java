@@ -276,7 +276,11 @@ public record SluiceConfig(
         return m;
     }
 
-    private static List<String> splitList(String v) {
+    /**
+     * Parses a list value as the properties format writes it: comma-separated, optionally in brackets ({@code a, b} or
+     * {@code [a, b]}); blank means empty. Shared by every Sluice properties reader.
+     */
+    public static List<String> splitList(String v) {
         String s = v.trim();
         if (s.startsWith("[") && s.endsWith("]")) {
             s = s.substring(1, s.length() - 1);

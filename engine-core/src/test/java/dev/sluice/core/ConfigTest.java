@@ -129,44 +129,33 @@ class ConfigTest {
     @Test
     void theCanonicalConstructorValidatesLikeTheBuilder() {
         SluiceConfig ok = SluiceConfig.defaults(dir);
-        assertThatThrownBy(() -> new SluiceConfig(
-                        dir,
-                        List.of("../../escaped"),
-                        ok.profile(),
-                        ok.controls(),
-                        ok.tickPeriod(),
-                        ok.blockCacheBytes(),
-                        ok.writeBufferManagerBytes(),
-                        ok.env(),
-                        ok.envOptions(),
-                        ok.controlOptions(),
-                        ok.maxKeyBytes(),
-                        ok.maxValueBytes(),
-                        ok.syncWrites(),
-                        ok.asyncThreads(),
-                        ok.asyncQueueCapacity(),
-                        ok.controlEventsCapacity(),
-                        ok.controlEventsFile()))
+        assertThatThrownBy(() -> copyWith(ok, "partitions", List.of("../../escaped")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("'../../escaped' is not a valid partition name");
-        assertThatThrownBy(() -> new SluiceConfig(
-                        dir,
-                        ok.partitions(),
-                        ok.profile(),
-                        ok.controls(),
-                        Duration.ofMillis(1),
-                        ok.blockCacheBytes(),
-                        ok.writeBufferManagerBytes(),
-                        ok.env(),
-                        ok.envOptions(),
-                        ok.controlOptions(),
-                        ok.maxKeyBytes(),
-                        ok.maxValueBytes(),
-                        ok.syncWrites(),
-                        ok.asyncThreads(),
-                        ok.asyncQueueCapacity(),
-                        0,
-                        ok.controlEventsFile()))
+        assertThatThrownBy(() -> copyWith(ok, "tickPeriod", Duration.ofMillis(1)))
                 .hasMessageContaining("tick.period.ms = 1");
+        assertThatThrownBy(() -> copyWith(ok, "controlEventsCapacity", 0))
+                .hasMessageContaining("control.events.capacity = 0");
+        assertThat(copyWith(ok, "asyncThreads", 8).asyncThreads()).isEqualTo(8);
+    }
+
+    /** Calls the canonical constructor with every component of {@code c} but one. */
+    private static SluiceConfig copyWith(SluiceConfig c, String component, Object value) {
+        var components = SluiceConfig.class.getRecordComponents();
+        Object[] args = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        try {
+            for (int i = 0; i < components.length; i++) {
+                types[i] = components[i].getType();
+                args[i] = components[i].getName().equals(component)
+                        ? value
+                        : components[i].getAccessor().invoke(c);
+            }
+            return SluiceConfig.class.getDeclaredConstructor(types).newInstance(args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
     }
 }

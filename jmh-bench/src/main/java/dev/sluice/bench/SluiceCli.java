@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             JmhCommand.class,
             DemoCommand.class,
             ConfigCommand.class,
+            ChartsCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class SluiceCli implements Runnable {

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -130,7 +129,7 @@ public final class BindingProperties {
         String controls = props.getProperty(CONTROLS);
         if (controls != null) { // empty or "none" means no controllers
             String v = controls.trim();
-            set(CONTROLS, v, x -> b.controls(x.equalsIgnoreCase("none") ? List.of() : splitList(x)));
+            set(CONTROLS, v, x -> b.controls(x.equalsIgnoreCase("none") ? List.of() : SluiceConfig.splitList(x)));
         }
         value(props, SYNC).ifPresent(v -> set(SYNC, v, x -> b.syncWrites(parseBoolean(x))));
         value(props, ENV).ifPresent(v -> set(ENV, v, b::env));
@@ -218,16 +217,5 @@ public final class BindingProperties {
             case "false" -> false;
             default -> throw new ConfigException("must be true or false");
         };
-    }
-
-    private static List<String> splitList(String v) {
-        String s = v.trim();
-        if (s.startsWith("[") && s.endsWith("]")) {
-            s = s.substring(1, s.length() - 1);
-        }
-        if (s.isBlank()) {
-            return List.of();
-        }
-        return Arrays.stream(s.split(",")).map(String::trim).toList();
     }
 }

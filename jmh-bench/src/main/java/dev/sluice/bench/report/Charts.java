@@ -24,6 +24,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code fig12-STACK.png}: CruiseDB Fig. 12 for one stack — throughput per second with the mean and the P99 tail
  *       throughput as horizontal lines, and p99 latency per second on the right axis.
  *   <li>{@code lsm-STACK.png}: L0 files (left) and memtable watermark in % (right) over time.
+ *   <li>{@code admission-STACK.png}: CruiseDB Fig. 13 — memtable watermark in % (left) against the admission rate
+ *       (right) over time; only for stacks whose partitions have an admission gate.
  *   <li>{@code pending-compaction.png}: pending compaction bytes (MiB), one line per stack.
  *   <li>{@code io-STACK.png}: I/O per class (MiB/s) over time.
  * </ul>
@@ -64,6 +66,9 @@ public final class Charts {
         }
         for (Results.Stack s : stacks) {
             save(dir, "lsm-" + s.name() + ".png", out, () -> lsm(s));
+        }
+        for (Results.Stack s : stacks) {
+            save(dir, "admission-" + s.name() + ".png", out, () -> admission(s));
         }
         save(
                 dir,
@@ -224,6 +229,28 @@ public final class Charts {
             c.getStyler().setYAxisMin(1, 0.0);
             c.setYAxisGroupTitle(1, "memtable watermark (%)");
         }
+        c.getStyler().setYAxisMin(0, 0.0);
+        return c;
+    }
+
+    /** CruiseDB Fig. 13 analogue; null (no file) when the stack had no admission gate. */
+    private static XYChart admission(Results.Stack s) {
+        double[][] rate = points(s, Results.Window::admissionRate, true);
+        if (rate[0].length == 0) {
+            return null;
+        }
+        double[][] wm = points(s, w -> w.memtableWatermark() == null ? null : w.memtableWatermark() * 100, false);
+        XYChart c = base("Memtable watermark vs admission rate — " + s.name(), "memtable watermark (%)");
+        XYSeries a = c.addSeries("memtable watermark (%)", wm[0], wm[1]);
+        a.setLineColor(PALETTE[1]);
+        a.setLineWidth(1.6f);
+        XYSeries b = c.addSeries("admission rate (requests/s, right axis)", rate[0], rate[1]);
+        b.setYAxisGroup(1);
+        b.setLineColor(PALETTE[0]);
+        b.setLineWidth(1.4f);
+        c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        c.getStyler().setYAxisMin(1, 0.0);
+        c.setYAxisGroupTitle(1, "admission rate (requests/s)");
         c.getStyler().setYAxisMin(0, 0.0);
         return c;
     }
