@@ -67,14 +67,7 @@ public final class ClosedLoopDriver implements LoadDriver {
 
     @Override
     public boolean await(long millis) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + millis;
-        for (Thread t : workers) {
-            t.join(Math.max(1, deadline - System.currentTimeMillis()));
-            if (t.isAlive()) {
-                return false;
-            }
-        }
-        return true;
+        return LoadDriver.joinAll(workers, millis);
     }
 
     @Override

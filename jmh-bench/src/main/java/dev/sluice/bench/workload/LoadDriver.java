@@ -25,4 +25,16 @@ public interface LoadDriver {
 
     /** Open loop: requests still waiting when {@link #stop} was called (never started, not in any latency). */
     long unstartedAtStop();
+
+    /** Joins every thread within {@code millis} in total; false if one is still alive then. */
+    static boolean joinAll(Iterable<Thread> threads, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        for (Thread t : threads) {
+            t.join(Math.max(1, deadline - System.currentTimeMillis()));
+            if (t.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

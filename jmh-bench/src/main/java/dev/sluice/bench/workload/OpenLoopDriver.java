@@ -163,14 +163,7 @@ public final class OpenLoopDriver implements LoadDriver {
 
     @Override
     public boolean await(long millis) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + millis;
-        for (Thread t : threads) {
-            t.join(Math.max(1, deadline - System.currentTimeMillis()));
-            if (t.isAlive()) {
-                return false;
-            }
-        }
-        return true;
+        return LoadDriver.joinAll(threads, millis);
     }
 
     @Override
