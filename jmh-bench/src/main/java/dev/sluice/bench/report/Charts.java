@@ -214,23 +214,14 @@ public final class Charts {
         if (l0[0].length == 0 && wm[0].length == 0) {
             return null;
         }
-        XYChart c = base("L0 files and memtable watermark — " + s.name(), "L0 files");
-        if (l0[0].length > 0) {
-            XYSeries a = c.addSeries("L0 files", l0[0], l0[1]);
-            a.setLineColor(PALETTE[0]);
-            a.setLineWidth(1.6f);
-        }
-        if (wm[0].length > 0) {
-            XYSeries b = c.addSeries("memtable watermark (% of budget, right axis)", wm[0], wm[1]);
-            b.setYAxisGroup(1);
-            b.setLineColor(PALETTE[1]);
-            b.setLineWidth(1.4f);
-            c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
-            c.getStyler().setYAxisMin(1, 0.0);
-            c.setYAxisGroupTitle(1, "memtable watermark (%)");
-        }
-        c.getStyler().setYAxisMin(0, 0.0);
-        return c;
+        return dualAxis(
+                "L0 files and memtable watermark — " + s.name(),
+                "L0 files",
+                "L0 files",
+                l0,
+                "memtable watermark (%)",
+                "memtable watermark (% of budget, right axis)",
+                wm);
     }
 
     /** CruiseDB Fig. 13 analogue; null (no file) when the stack had no admission gate. */
@@ -240,17 +231,40 @@ public final class Charts {
             return null;
         }
         double[][] wm = points(s, w -> w.memtableWatermark() == null ? null : w.memtableWatermark() * 100, false);
-        XYChart c = base("Memtable watermark vs admission rate — " + s.name(), "memtable watermark (%)");
-        XYSeries a = c.addSeries("memtable watermark (%)", wm[0], wm[1]);
-        a.setLineColor(PALETTE[1]);
-        a.setLineWidth(1.6f);
-        XYSeries b = c.addSeries("admission rate (requests/s, right axis)", rate[0], rate[1]);
-        b.setYAxisGroup(1);
-        b.setLineColor(PALETTE[0]);
-        b.setLineWidth(1.4f);
-        c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
-        c.getStyler().setYAxisMin(1, 0.0);
-        c.setYAxisGroupTitle(1, "admission rate (requests/s)");
+        return dualAxis(
+                "Memtable watermark vs admission rate — " + s.name(),
+                "memtable watermark (%)",
+                "memtable watermark (%)",
+                wm,
+                "admission rate (requests/s)",
+                "admission rate (requests/s, right axis)",
+                rate);
+    }
+
+    /** One series on the left axis and one on the right, both from 0; an empty series is left out. */
+    private static XYChart dualAxis(
+            String title,
+            String leftAxis,
+            String leftName,
+            double[][] left,
+            String rightAxis,
+            String rightName,
+            double[][] right) {
+        XYChart c = base(title, leftAxis);
+        if (left[0].length > 0) {
+            XYSeries a = c.addSeries(leftName, left[0], left[1]);
+            a.setLineColor(PALETTE[0]);
+            a.setLineWidth(1.6f);
+        }
+        if (right[0].length > 0) {
+            XYSeries b = c.addSeries(rightName, right[0], right[1]);
+            b.setYAxisGroup(1);
+            b.setLineColor(PALETTE[1]);
+            b.setLineWidth(1.4f);
+            c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            c.getStyler().setYAxisMin(1, 0.0);
+            c.setYAxisGroupTitle(1, rightAxis);
+        }
         c.getStyler().setYAxisMin(0, 0.0);
         return c;
     }
