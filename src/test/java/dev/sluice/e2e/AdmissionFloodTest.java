@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,14 +34,31 @@ class AdmissionFloodTest {
     record Run(List<LsmSnapshot> ticks, long puts, long rejected) {}
 
     private Run flood(Path store, List<String> controls, int seconds) throws InterruptedException {
+        return flood(store, "test-small-memtables", "limit.flush.mbps", 2, Map.of(), controls, seconds);
+    }
+
+    /**
+     * Two writers at full speed for {@code seconds}; the priority Env caps {@code limitKey} ({@code limit.<class>.mbps})
+     * at {@code mbps} MiB/s.
+     */
+    private Run flood(
+            Path store,
+            String profile,
+            String limitKey,
+            int mbps,
+            Map<String, String> admissionOptions,
+            List<String> controls,
+            int seconds)
+            throws InterruptedException {
         SluiceConfig.Builder b = SluiceConfig.builder(store)
-                .profile("test-small-memtables")
+                .profile(profile)
                 .env("priority")
-                .envOption("limit.flush.mbps", "2")
+                .envOption(limitKey, Integer.toString(mbps))
                 .tickPeriod(Duration.ofMillis(500))
                 .controls(controls);
         if (controls.contains("admission")) {
             b.controlOption("admission", "warmup.seconds", "2").controlOption("admission", "wait.max.ms", "200");
+            admissionOptions.forEach((k, v) -> b.controlOption("admission", k, v));
         }
         try (SluiceNode node = Sluice.open(b.build())) {
             Partition p = node.defaultPartition();
@@ -116,6 +134,45 @@ class AdmissionFloodTest {
         assertThat(stopped).as("ticks with writes stopped").isLessThanOrEqualTo(late.size() / 10);
         assertThat(late)
                 .allSatisfy(s -> assertThat(s.admissionRate()).isFinite().isPositive());
+        assertThat(admitted.puts()).isPositive();
+    }
+
+    /**
+     * The SP-LSM reading of the watermark ({@code watermark.source = unmerged}) on a transit-L0 tree whose L0→L1 merges
+     * are capped at 8 MiB/s: the memtables stay nearly empty (flushes are free), so the memtable watermark would see
+     * nothing, while the backlog piles up in L0. Without admission memtables + L0 grow far past the buffer; with it they
+     * are held near the target.
+     */
+    @Test
+    void theUnmergedWatermarkHoldsTheSpLsmBacklogWhenL0MergesLag() throws InterruptedException {
+        String limit = "limit.compaction_l0.mbps";
+        Run stock = flood(dir.resolve("stock"), "test-small-sp-lsm", limit, 8, Map.of(), List.of(), 12);
+        Run admitted = flood(
+                dir.resolve("admission"),
+                "test-small-sp-lsm",
+                limit,
+                8,
+                Map.of("watermark.source", "unmerged"),
+                List.of("admission"),
+                30);
+
+        List<LsmSnapshot> stockLate =
+                stock.ticks().subList(stock.ticks().size() / 2, stock.ticks().size());
+        assertThat(median(stockLate.stream().map(LsmSnapshot::unmergedWatermark).toList()))
+                .as("control run: the L0 backlog grows past the whole buffer")
+                .isGreaterThan(1.0);
+        assertThat(median(stockLate.stream().map(LsmSnapshot::memtableWatermark).toList()))
+                .as("control run: the memtable watermark alone does not show it")
+                .isLessThan(0.5);
+
+        List<LsmSnapshot> late = admitted.ticks()
+                .subList(admitted.ticks().size() / 2, admitted.ticks().size());
+        List<String> watermarks = late.stream()
+                .map(t -> String.format("%.2f@%.0f/s", t.unmergedWatermark(), t.admissionRate()))
+                .toList();
+        assertThat(median(late.stream().map(LsmSnapshot::unmergedWatermark).toList()))
+                .as("median memtables + L0 watermark with admission, ticks (watermark@rate) %s", watermarks)
+                .isBetween(0.15, 0.85);
         assertThat(admitted.puts()).isPositive();
     }
 }

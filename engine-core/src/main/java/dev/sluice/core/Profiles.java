@@ -70,7 +70,10 @@ public final class Profiles {
      *       eligible for L0→L1 compaction at once, and the L0 slowdown/stop triggers are raised to 100/200 so L0 alone
      *       practically never stalls writes (admission is what keeps inflow within capacity, as in the paper). Flush
      *       I/O therefore still exists (the paper's Theorem VI.1 removes it), and L0 holds a few files between a flush
-     *       and its compaction.
+     *       and its compaction. When L0→L1 merges lag, the backlog collects in L0 rather than in memory as it would in
+     *       SP-LSM; admission sees it only with {@code watermark.source = unmerged} (memtables + L0, see
+     *       {@code dev.sluice.ratelimit.admission.WatermarkSource}). Measured on the emulated disk (cruise-a-variant,
+     *       session 1): L0 grew to 14 files (~900 MB) while the memtable watermark stayed under 13 %.
      *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
      * </ul>
      */
@@ -86,7 +89,9 @@ public final class Profiles {
         public String description() {
             return "CruiseDB SP-LSM (§VI), approximated on stock RocksDB: up to 12 memtables of 64 MiB; L0 as a transit"
                     + " stage (every flushed file compacts into L1 at once: L0 compaction trigger 1, L0 slowdown/stop 100/200,"
-                    + " so L0 never stalls but flushes still write L0 files); 4 background jobs, 2 subcompactions.";
+                    + " so L0 never stalls but flushes still write L0 files); 4 background jobs, 2 subcompactions. With"
+                    + " admission, set control.admission.watermark.source = unmerged so the watermark counts the transit"
+                    + " L0 as part of SP-LSM's buffer.";
         }
 
         @Override

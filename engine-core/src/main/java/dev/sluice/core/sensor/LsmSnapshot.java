@@ -81,6 +81,42 @@ public record LsmSnapshot(
         return memtableBudgetBytes <= 0 ? 0 : (double) memtableBytes / memtableBudgetBytes;
     }
 
+    /**
+     * Watermark of the data waiting to be merged into L1: (memtableBytes + bytes of the L0 files no running compaction has
+     * taken yet) / memtableBudgetBytes, in [0, ∞). With the {@code cruise-sp-lsm} profile L0 is only a transit stage
+     * between the memtables and L1, so its waiting files are what CruiseDB's SP-LSM would still hold in its memory buffer
+     * (CruiseDB §IV: memtables merge straight into L1); this is that buffer's fill level. L0 files already in a running
+     * compaction are on their way out and not counted: RocksDB deletes them only when the whole merge ends, so counting
+     * them would freeze the watermark for the length of a long L0→L1 merge (measured on the emulated disk: a merge of 8
+     * files held it flat for ~60 s) although the merge is draining them. When the snapshot carries no file list for L0,
+     * the level's bytes are used. On a stock tree, where L0 legitimately holds many files, this is not a meaningful
+     * watermark.
+     */
+    public double unmergedWatermark() {
+        if (memtableBudgetBytes <= 0) {
+            return 0;
+        }
+        return (double) (memtableBytes + waitingL0Bytes()) / memtableBudgetBytes;
+    }
+
+    /** Bytes of the L0 files that no running compaction has taken (all of L0's bytes if the file list is absent). */
+    public long waitingL0Bytes() {
+        if (levels.isEmpty()) {
+            return 0;
+        }
+        LevelInfo l0 = levels.get(0);
+        if (l0.files().isEmpty()) {
+            return l0.bytes();
+        }
+        long waiting = 0;
+        for (SstFile f : l0.files()) {
+            if (!f.beingCompacted()) {
+                waiting += f.sizeBytes();
+            }
+        }
+        return waiting;
+    }
+
     public int l0Files() {
         return levels.isEmpty() ? 0 : levels.get(0).fileCount();
     }

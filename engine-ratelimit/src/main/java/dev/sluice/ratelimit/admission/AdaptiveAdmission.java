@@ -22,7 +22,8 @@ import java.util.Map;
  *       without an admission"), then sets {@code t_0} to it. {@code initial.rate > 0} skips the measurement. If the
  *       watermark reaches {@code watermark.high} during warm-up, warm-up ends at once.
  *   <li><b>Feedback</b> (y_k &lt; y_h): {@code e_k = y_k − target}; {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k −
- *       e_{k−1}))} (Eq. 2), with y_k the memtable watermark.
+ *       e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code watermark.source} ({@link WatermarkSource}: the
+ *       memtable fill level, or memtables + L0 for the SP-LSM profile).
  *   <li><b>Conservative</b> (y_k ≥ y_h): {@code t_k = T_c} from Eq. 3 ({@link ConservativeRate}) using the read/write
  *       shares and request sizes of the last interval, the snapshot's read and write amplification, and the device
  *       throughput from the options ({@code device.read.mbps}, {@code device.write.mbps}: the emulated device's model or a
@@ -37,6 +38,10 @@ import java.util.Map;
  *       watermark says nothing about capacity), {@code t_k ≤ max.rate.factor × max(t_0, measured demand)} so the limit
  *       cannot drift towards infinity during a lull and then admit a flood.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
+ *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
+ *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
+ *       by a fast start (t_0 is measured on a small tree) took ~20 ticks of 8 % cuts to reach the load at all, while the
+ *       watermark overshot (measured on cruise-a-variant).
  *   <li>Read amplification: measured by the priority Env in bytes; when unknown, estimated as {@code 1 + L0 files +
  *       non-empty levels} (one probe per sorted run).
  *   <li>An action is emitted only when the rate moves by more than {@code change.threshold} (relative) or the mode
@@ -60,7 +65,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             double deviceReadBytesPerSecond,
             double deviceWriteBytesPerSecond,
             AdmissionScope scope,
-            double changeThreshold) {}
+            double changeThreshold,
+            WatermarkSource watermarkSource) {}
 
     public enum Mode {
         WARMUP,
@@ -134,7 +140,7 @@ public final class AdaptiveAdmission implements ControlLoop {
         }
         double demand = inScope(ls.opsDelta()) / ls.intervalSeconds();
         st.demandEwma = st.demandEwma == 0 ? demand : 0.7 * st.demandEwma + 0.3 * demand;
-        double y = ls.memtableWatermark();
+        double y = s.watermarkSource().of(ls);
         Mode before = st.mode;
         String reason;
         if (st.mode == Mode.WARMUP) {
@@ -169,7 +175,9 @@ public final class AdaptiveAdmission implements ControlLoop {
             double e = y - s.targetWatermark();
             double factor = 1 - s.k1() * e - s.k2() * (e - st.previousError);
             factor = Math.max(0.1, Math.min(2.0, factor));
-            st.rate = st.rate * factor;
+            // Anti-windup: a cut starts from what is actually admitted, not from a limit the load never reached.
+            double base = factor < 1 ? Math.min(st.rate, Math.max(demand, st.demandEwma)) : st.rate;
+            st.rate = Math.max(1, base) * factor;
             st.previousError = e;
             st.mode = Mode.FEEDBACK;
             reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);

@@ -52,7 +52,12 @@ public final class AdmissionProviders {
             Map<String, String> m = gateOptions();
             m.put("k1", "0.5 — Eq. 2 proportional weight K1");
             m.put("k2", "0.4 — Eq. 2 derivative weight K2");
-            m.put("watermark.target", "0.5 — target memtable watermark");
+            m.put(
+                    "watermark.source",
+                    "memtable — the fill level held at the target: memtable (memtables / write-buffer budget) or"
+                            + " unmerged ((memtables + L0 files no running merge has taken) / budget: use with the"
+                            + " cruise-sp-lsm profile, where L0 stands for SP-LSM's in-memory buffer)");
+            m.put("watermark.target", "0.5 — target watermark");
             m.put("watermark.high", "0.8 — at or above it the rate is the conservative T_c (Eq. 3)");
             m.put("initial.rate", "0 — t_0 in requests/s; 0 = measure the unthrottled mean during warm-up");
             m.put("max.rate.factor", "2 — the rate stays below this multiple of max(t_0, recent demand)");
@@ -85,7 +90,8 @@ public final class AdmissionProviders {
                     ctx.doubleOption("device.read.mbps", 0, 1e6) * 1e6,
                     ctx.doubleOption("device.write.mbps", 0, 1e6) * 1e6,
                     scope,
-                    ctx.doubleOption("change.threshold", 0, 1));
+                    ctx.doubleOption("change.threshold", 0, 1),
+                    WatermarkSource.parse(ctx.options().get("watermark.source")));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

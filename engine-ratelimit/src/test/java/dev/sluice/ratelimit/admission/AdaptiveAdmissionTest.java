@@ -1,6 +1,7 @@
 package dev.sluice.ratelimit.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.core.control.Action;
@@ -9,6 +10,7 @@ import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
 import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.sensor.SstFile;
 import dev.sluice.core.sensor.StallCondition;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,10 @@ class AdaptiveAdmissionTest {
 
     long now = 0;
     OpCounters total = OpCounters.ZERO;
+    /** Bytes in L0 for the next ticks. */
+    long l0Bytes = 0;
+    /** L0's files for the next ticks; empty = no file list (the watermark then uses {@link #l0Bytes}). */
+    List<SstFile> l0FileList = List.of();
 
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
@@ -36,7 +42,8 @@ class AdaptiveAdmissionTest {
                 readMbps * 1e6,
                 writeMbps * 1e6,
                 AdmissionScope.ALL,
-                0.01);
+                0.01,
+                WatermarkSource.MEMTABLE);
     }
 
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
@@ -48,7 +55,7 @@ class AdaptiveAdmissionTest {
         // Choose flush/compaction bytes so that the snapshot's cumulative write amplification equals writeAmp.
         long engineBytes = (long) (writeAmp * userBytes);
         List<LevelInfo> levels = List.of(
-                new LevelInfo(0, 2, 0, 0, List.of()),
+                new LevelInfo(0, l0FileList.isEmpty() ? 2 : l0FileList.size(), l0Bytes, 0, l0FileList),
                 new LevelInfo(1, 3, 0, 0, List.of()),
                 new LevelInfo(2, 0, 0, 0, List.of()));
         LsmSnapshot s = new LsmSnapshot(
@@ -175,10 +182,87 @@ class AdaptiveAdmissionTest {
     @Test
     void writesOnlyScopeCountsOnlyWrites() {
         AdaptiveAdmission.Settings s = new AdaptiveAdmission.Settings(
-                0.5, 0.4, 0.5, 0.8, 0, 2 * SEC, 100, 2, 0, 0, AdmissionScope.WRITES, 0.01);
+                0.5, 0.4, 0.5, 0.8, 0, 2 * SEC, 100, 2, 0, 0, AdmissionScope.WRITES, 0.01, WatermarkSource.MEMTABLE);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
         assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
+    }
+
+    static AdaptiveAdmission.Settings withSource(AdaptiveAdmission.Settings s, WatermarkSource source) {
+        return new AdaptiveAdmission.Settings(
+                s.k1(),
+                s.k2(),
+                s.targetWatermark(),
+                s.highWatermark(),
+                s.initialRate(),
+                s.warmupNanos(),
+                s.minRate(),
+                s.maxRateFactor(),
+                s.deviceReadBytesPerSecond(),
+                s.deviceWriteBytesPerSecond(),
+                s.scope(),
+                s.changeThreshold(),
+                source);
+    }
+
+    @Test
+    void theUnmergedSourceCountsL0AsPartOfTheBuffer() {
+        AdaptiveAdmission memtable = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        AdaptiveAdmission unmerged =
+                new AdaptiveAdmission("admission", withSource(settings(10_000, 0, 0), WatermarkSource.UNMERGED));
+        l0Bytes = (long) (0.6 * BUDGET); // L1 merges lag: 60 % of the budget waits in L0, memtables hold 10 %
+        NodeSnapshot first = tick(0.1, 5000, 5000, 5);
+        assertThat(rateOf(memtable.decide(first, now))).isEqualTo(10_000);
+        assertThat(rateOf(unmerged.decide(first, now))).isEqualTo(10_000);
+        NodeSnapshot second = tick(0.1, 5000, 5000, 5);
+        // memtable: y = 0.1, e = -0.4, Δe = 0 → ×1.2; unmerged: y = 0.7, e = +0.2, Δe = 0 → ×0.9
+        assertThat(rateOf(memtable.decide(second, now))).isCloseTo(12_000, within(0.01));
+        List<Action> a = unmerged.decide(second, now);
+        assertThat(rateOf(a)).isCloseTo(9_000, within(0.01));
+        assertThat(a.get(0).reason()).contains("watermark 70%");
+        l0Bytes = BUDGET; // memtables + L0 above the high watermark: conservative mode although memtables are at 10 %
+        unmerged.decide(tick(0.1, 5000, 5000, 5), now);
+        assertThat(unmerged.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
+    }
+
+    static SstFile l0File(int number, long bytes, boolean beingCompacted) {
+        return new SstFile(
+                String.format("%06d.sst", number), number, 0, bytes, 0, 0, new byte[1], new byte[1], beingCompacted);
+    }
+
+    @Test
+    void l0FilesAlreadyInARunningMergeDoNotCountAsWaiting() {
+        long eighth = BUDGET / 8;
+        l0FileList = List.of(
+                l0File(1, eighth, true), l0File(2, eighth, true), l0File(3, eighth, true), l0File(4, eighth, false));
+        l0Bytes = 4 * eighth;
+        LsmSnapshot s = tick(0.1, 5000, 5000, 5).partition("p");
+        assertThat(s.waitingL0Bytes()).isEqualTo(eighth);
+        assertThat(s.unmergedWatermark()).isCloseTo(0.1 + 0.125, within(1e-6));
+        l0FileList = List.of(); // no file list: all of L0's bytes wait
+        assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.6, within(1e-6));
+    }
+
+    @Test
+    void aCutStartsFromTheAdmittedLoadNotFromALimitTheLoadNeverReached() {
+        // t_0 = 50,000/s was measured on a small tree; the load now completes only 10,000/s, so the gate is not
+        // binding.
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(50_000, 0, 0));
+        assertThat(rateOf(c.decide(tick(0.5, 5000, 5000, 5), now))).isEqualTo(50_000);
+        // y = 0.7: e = +0.2, Δe = +0.2 → factor 0.82, applied to the 10,000/s admitted, not to 50,000
+        assertThat(rateOf(c.decide(tick(0.7, 5000, 5000, 5), now))).isCloseTo(8_200, within(0.01));
+        // y = 0.3: e = -0.2, Δe = -0.4 → factor 1.26: increases still start from the limit
+        assertThat(rateOf(c.decide(tick(0.3, 4100, 4100, 5), now))).isCloseTo(10_332, within(0.01));
+    }
+
+    @Test
+    void watermarkSourceParsesAndNamesTheOptionWhenWrong() {
+        assertThat(WatermarkSource.parse(null)).isEqualTo(WatermarkSource.MEMTABLE);
+        assertThat(WatermarkSource.parse(" Unmerged ")).isEqualTo(WatermarkSource.UNMERGED);
+        assertThatThrownBy(() -> WatermarkSource.parse("l0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watermark.source")
+                .hasMessageContaining("'l0'");
     }
 
     @Test
