@@ -6,6 +6,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import org.knowm.xchart.BitmapEncoder;
@@ -231,14 +232,22 @@ public final class Charts {
             return null;
         }
         double[][] wm = points(s, w -> w.memtableWatermark() == null ? null : w.memtableWatermark() * 100, false);
-        return dualAxis(
-                "Memtable watermark vs admission rate — " + s.name(),
-                "memtable watermark (%)",
-                "memtable watermark (%)",
+        XYChart c = dualAxis(
+                "Watermark vs admission rate — " + s.name(),
+                "watermark (% of the write-buffer budget)",
+                "memtables (%)",
                 wm,
                 "admission rate (requests/s)",
                 "admission rate (requests/s, right axis)",
                 rate);
+        // The SP-LSM reading (watermark.source = unmerged): memtables + L0, drawn whenever L0 held data.
+        double[][] unmerged = points(s, w -> w.unmergedWatermark() == null ? null : w.unmergedWatermark() * 100, false);
+        if (unmerged[0].length > 0 && !Arrays.equals(unmerged[1], wm[1])) {
+            XYSeries u = c.addSeries("memtables + L0 (%)", unmerged[0], unmerged[1]);
+            u.setLineColor(PALETTE[2]);
+            u.setLineWidth(1.6f);
+        }
+        return c;
     }
 
     /** One series on the left axis and one on the right, both from 0; an empty series is left out. */

@@ -101,6 +101,16 @@ public final class Summary {
                 1.0 / (1 << 20)));
         rows.add(new Row(
                 "rejected", "Rejected by admission", s -> (double) s.metrics().rejected(), "%,.0f", 1));
+        if (stacks.stream().anyMatch(s -> s.metrics().peakAdmissionQueued() != null)) {
+            rows.add(new Row(
+                    "peakAdmissionQueued",
+                    "Peak admission queue (requests waiting)",
+                    s -> s.metrics().peakAdmissionQueued() == null
+                            ? null
+                            : (double) s.metrics().peakAdmissionQueued(),
+                    "%,.0f",
+                    1));
+        }
         rows.add(new Row("errors", "Failed requests", s -> (double) s.metrics().errors(), "%,.0f", 1));
         if (stacks.stream().flatMap(s -> s.phases().stream()).anyMatch(p -> p.generated() != null)) {
             rows.add(new Row(
@@ -320,10 +330,11 @@ public final class Summary {
                         .append(p.measured() ? "" : " (warm-up)")
                         .append(" | ")
                         .append(p.mode())
+                        .append("async".equals(p.dispatch()) ? " (async dispatch)" : "")
                         .append(" | ")
                         .append(p.durationSeconds())
                         .append(" | ")
-                        .append(p.threads())
+                        .append(p.threads() == null ? "–" : p.threads())
                         .append(" | ")
                         .append(p.shape() == null ? "as fast as possible" : p.shape())
                         .append(" | ")

@@ -101,17 +101,23 @@ public final class Results {
     public record Preload(long keys, long bytes, double seconds, double settleSeconds, boolean settled) {}
 
     /**
+     * @param dispatch open loop: {@code sync} (worker threads behind a client queue) or {@code async} (every arrival
+     *     submitted through the async API at once); null for closed loop
+     * @param threads client or worker threads; null with async dispatch (no client threads)
      * @param offeredMeanRate open loop: mean offered requests/s over the phase; null for closed loop
      * @param generated open loop: arrivals; unstartedAtEnd: still queued when the phase ended (never run, in no
-     *     latency); dropped: arrivals refused because the backlog was at {@code max.backlog}; maxBacklog: largest queue
+     *     latency; always 0 with async dispatch); dropped: arrivals refused because the backlog was at {@code
+     *     max.backlog} (async: {@code max.inflight} requests were in flight); maxBacklog: largest queue (async: most
+     *     requests in flight)
      */
     public record Phase(
             String name,
             String mode,
+            String dispatch,
             int startSecond,
             int durationSeconds,
             boolean measured,
-            int threads,
+            Integer threads,
             String mix,
             String distribution,
             String shape,
@@ -127,6 +133,8 @@ public final class Results {
      * @param tailThroughputP99 CruiseDB Eq. 1 with P = 99 over 1-s windows
      * @param zeroThroughputWindows measured 1-s windows in which no request completed (stall seconds, first kind)
      * @param rocksdbStallSeconds RocksDB's STALL_MICROS accumulated during the measured windows (second kind)
+     * @param peakAdmissionQueued most requests waiting in admission gates in any measured window; null when no window
+     *     knew (no gate limited the partition)
      * @param latency per operation kind plus {@code all}, from HdrHistogram
      */
     public record Metrics(
@@ -139,6 +147,7 @@ public final class Results {
             double maxWindowThroughput,
             long rejected,
             long errors,
+            Integer peakAdmissionQueued,
             int zeroThroughputWindows,
             double rocksdbStallSeconds,
             Double writeAmplification,
@@ -146,7 +155,15 @@ public final class Results {
             long peakRssBytes,
             Map<String, LatencyStats> latency) {}
 
-    /** One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end. */
+    /**
+     * One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end.
+     *
+     * @param backlog open loop: requests waiting in the client at the window's end (async dispatch: requests in flight);
+     *     null for closed loop
+     * @param admissionRate the gate's admission rate, null when no gate limits the partition
+     * @param admissionQueued requests waiting in the admission gate at the snapshot, null when no gate limits the
+     *     partition
+     */
     public record Window(
             int second,
             String phase,
@@ -161,6 +178,7 @@ public final class Results {
             Long backlog,
             Long backlogMax,
             Double memtableWatermark,
+            Double unmergedWatermark,
             Integer l0Files,
             Integer immutableMemtables,
             Long pendingCompactionBytes,
@@ -169,6 +187,7 @@ public final class Results {
             Integer runningFlushes,
             Integer runningCompactions,
             Double admissionRate,
+            Integer admissionQueued,
             Map<String, Io> io,
             Long rssBytes) {}
 

@@ -8,11 +8,13 @@ import dev.sluice.bench.scenario.PreloadSpec;
 import dev.sluice.bench.scenario.Scenario;
 import dev.sluice.bench.scenario.ScenarioParser;
 import dev.sluice.bench.scenario.StackSpec;
+import dev.sluice.bench.workload.AsyncOpenLoopDriver;
 import dev.sluice.bench.workload.ClosedLoopDriver;
 import dev.sluice.bench.workload.KeyCodec;
 import dev.sluice.bench.workload.LoadDriver;
 import dev.sluice.bench.workload.LoadShape;
 import dev.sluice.bench.workload.OpKind;
+import dev.sluice.bench.workload.OpSink;
 import dev.sluice.bench.workload.OpenLoopDriver;
 import dev.sluice.bench.workload.StoreWorkload;
 import dev.sluice.core.Batch;
@@ -51,9 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Timeline.</b> Window k covers {@code [T0 + k s, T0 + (k+1) s)}; phases start and end on window boundaries. At
  * each boundary the window loop (this thread) swaps the latency recorders, reads the newest control-plane snapshot
- * (delivered by {@code ControlPlane.addSnapshotListener}), samples VmRSS and the open-loop backlog, and starts or stops
- * phase drivers. Requests still running when their phase ends complete in the next window; requests that never started
- * are counted per phase. A window's throughput is the number of requests that completed in it.
+ * (delivered by {@code ControlPlane.addSnapshotListener}), samples VmRSS and the open-loop backlog (with async dispatch:
+ * the requests in flight), and starts or stops phase drivers. Requests still running when their phase ends complete in
+ * the following windows; requests that never started are counted per phase. A window's throughput is the number of
+ * requests that completed in it.
  */
 public final class StackRunner {
     private static final Logger log = LoggerFactory.getLogger(StackRunner.class);
@@ -295,6 +298,11 @@ public final class StackRunner {
                     .filter(v -> v != null)
                     .mapToLong(Long::longValue)
                     .sum();
+            Integer peakQueued = m.stream()
+                    .map(Results.Window::admissionQueued)
+                    .filter(v -> v != null)
+                    .max(Integer::compare)
+                    .orElse(null);
             Map<String, LatencyStats> lat = new LinkedHashMap<>();
             lat.put("all", LatencyStats.of(measuredAll));
             for (OpKind k : OpKind.values()) {
@@ -342,6 +350,7 @@ public final class StackRunner {
                     th.length == 0 ? 0 : java.util.Arrays.stream(th).max().orElse(0),
                     rejected,
                     errors,
+                    peakQueued,
                     zero,
                     round3(stallMicros / 1e6),
                     wa,
@@ -433,18 +442,7 @@ public final class StackRunner {
                             p.scanLength(),
                             scenario.seed() + 7919L * (nextPhase + 1));
                     long seed = scenario.seed() * 31 + nextPhase;
-                    current = p.mode() == PhaseSpec.Mode.OPEN
-                            ? new OpenLoopDriver(
-                                    p.name(),
-                                    p.shape(),
-                                    p.poisson(),
-                                    p.maxBacklog(),
-                                    p.threads(),
-                                    task,
-                                    recorder,
-                                    System::nanoTime,
-                                    seed)
-                            : new ClosedLoopDriver(p.name(), p.threads(), task, recorder, System::nanoTime, seed);
+                    current = driver(p, task, recorder, seed);
                     drivers.add(current);
                     current.start(t0 + k * SECOND, t0 + (k + p.durationSeconds()) * SECOND);
                 }
@@ -457,6 +455,29 @@ public final class StackRunner {
             }
         }
         return t;
+    }
+
+    /** The phase's load driver: closed loop, or open loop with synchronous workers or asynchronous dispatch. */
+    static LoadDriver driver(PhaseSpec p, StoreWorkload task, OpSink sink, long seed) {
+        if (p.mode() == PhaseSpec.Mode.CLOSED) {
+            return new ClosedLoopDriver(p.name(), p.threads(), task, sink, System::nanoTime, seed);
+        }
+        return switch (p.dispatch()) {
+            case SYNC ->
+                new OpenLoopDriver(
+                        p.name(),
+                        p.shape(),
+                        p.poisson(),
+                        p.maxBacklog(),
+                        p.threads(),
+                        task,
+                        sink,
+                        System::nanoTime,
+                        seed);
+            case ASYNC ->
+                new AsyncOpenLoopDriver(
+                        p.name(), p.shape(), p.poisson(), p.maxInflight(), task, sink, System::nanoTime, seed);
+        };
     }
 
     private static void sleepUntil(long deadline) throws InterruptedException {
@@ -474,13 +495,15 @@ public final class StackRunner {
 
     private static Results.Phase phaseResult(PhaseSpec p, int start, LoadDriver d, long maxBacklog) {
         boolean open = p.mode() == PhaseSpec.Mode.OPEN;
+        boolean async = open && p.dispatch() == PhaseSpec.Dispatch.ASYNC;
         return new Results.Phase(
                 p.name(),
                 p.mode().name().toLowerCase(java.util.Locale.ROOT),
+                open ? p.dispatch().name().toLowerCase(java.util.Locale.ROOT) : null,
                 start,
                 p.durationSeconds(),
                 p.measured(),
-                p.threads(),
+                async ? null : p.threads(),
                 p.mix().toString(),
                 p.distribution().toString(),
                 open ? describe(p.shape()) : null,
@@ -566,6 +589,7 @@ public final class StackRunner {
                 backlog,
                 backlogMax,
                 ps == null ? null : round3(ps.memtableWatermark()),
+                ps == null ? null : round3(ps.unmergedWatermark()),
                 ps == null ? null : ps.l0Files(),
                 ps == null ? null : ps.immutableMemtables(),
                 ps == null ? null : ps.pendingCompactionBytes(),
@@ -576,8 +600,26 @@ public final class StackRunner {
                 ps == null || Double.isInfinite(ps.admissionRate()) || Double.isNaN(ps.admissionRate())
                         ? null
                         : round1(ps.admissionRate()),
+                admissionQueued(snap),
                 io,
                 rss < 0 ? null : rss);
+    }
+
+    /**
+     * Requests waiting in admission gates at the snapshot, summed over the partitions a gate limits (finite rate, or
+     * requests waiting); null when no partition has one, or without a snapshot.
+     */
+    static Integer admissionQueued(NodeSnapshot snap) {
+        if (snap == null) {
+            return null;
+        }
+        Integer sum = null;
+        for (LsmSnapshot p : snap.partitions().values()) {
+            if (Double.isFinite(p.admissionRate()) || p.admissionQueued() > 0) {
+                sum = (sum == null ? 0 : sum) + p.admissionQueued();
+            }
+        }
+        return sum;
     }
 
     static double round1(double d) {

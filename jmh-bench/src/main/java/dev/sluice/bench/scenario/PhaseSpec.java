@@ -9,10 +9,16 @@ import dev.sluice.bench.workload.OpMix;
  *
  * @param mode OPEN: requests arrive at intended times from {@code shape} (latency counted from the intended start);
  *     CLOSED: {@code threads} clients issue requests back to back
- * @param threads CLOSED: client threads; OPEN: worker threads that execute the arriving requests
+ * @param threads CLOSED: client threads; OPEN with SYNC dispatch: worker threads that execute the arriving requests;
+ *     0 with ASYNC dispatch (no client threads)
  * @param shape OPEN only: offered rate over time (null for CLOSED)
  * @param poisson OPEN only: exponential inter-arrival times with the shape's rate instead of evenly spaced arrivals
- * @param maxBacklog OPEN only: arrivals that find this many requests waiting are dropped (and counted), bounding memory
+ * @param dispatch OPEN: how an arrival reaches the store — SYNC: queued for a worker thread that calls the synchronous
+ *     API; ASYNC: submitted at once through the async API (the admission gate sees the whole offered load). CLOSED: SYNC
+ * @param maxBacklog OPEN with SYNC dispatch: arrivals that find this many requests waiting are dropped (and counted),
+ *     bounding memory; 0 otherwise
+ * @param maxInflight OPEN with ASYNC dispatch: arrivals that find this many requests submitted and not completed are
+ *     dropped (and counted); 0 otherwise
  * @param measured whether the phase's windows count in the summary metrics (a warm-up phase sets it false)
  * @param scanLength mean entries per SCAN (each scan reads a uniform 1..2·scanLength−1 entries)
  */
@@ -24,7 +30,9 @@ public record PhaseSpec(
         int threads,
         LoadShape shape,
         boolean poisson,
+        Dispatch dispatch,
         long maxBacklog,
+        long maxInflight,
         OpMix mix,
         KeyDistribution distribution,
         int scanLength,
@@ -32,6 +40,12 @@ public record PhaseSpec(
     public enum Mode {
         OPEN,
         CLOSED
+    }
+
+    /** How an open-loop phase hands its arrivals to the store. */
+    public enum Dispatch {
+        SYNC,
+        ASYNC
     }
 
     public PhaseSpec withDuration(int seconds) {
@@ -43,7 +57,9 @@ public record PhaseSpec(
                 threads,
                 shape,
                 poisson,
+                dispatch,
                 maxBacklog,
+                maxInflight,
                 mix,
                 distribution,
                 scanLength,

@@ -37,8 +37,10 @@ import java.util.regex.Pattern;
  * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50};
  * kinds insert, update, read, scan, rmw), {@code distribution} (uniform | zipfian | latest | hotspot) with {@code
  * zipfian.theta}, {@code hotspot.keys}, {@code hotspot.ops}; {@code scan.length}; {@code measured}. Open loop only:
- * {@code rate}, {@code arrivals} (uniform | poisson), {@code max.backlog}, {@code shape} (constant | step | square |
- * mixgraph) with {@code step.rates}, {@code step.seconds}, {@code square.low}, {@code square.high}, {@code
+ * {@code rate}, {@code arrivals} (uniform | poisson), {@code dispatch} (sync: {@code threads} workers take arrivals from
+ * a client queue bounded by {@code max.backlog}; async: each arrival is submitted through the async API at once, at most
+ * {@code max.inflight} in flight, and {@code threads} and {@code max.backlog} are errors), {@code shape} (constant |
+ * step | square | mixgraph) with {@code step.rates}, {@code step.seconds}, {@code square.low}, {@code square.high}, {@code
  * square.period}, {@code square.duty}, {@code mixgraph.mean}, {@code mixgraph.amplitude}, {@code mixgraph.period},
  * {@code mixgraph.phase}, {@code mixgraph.noise}, {@code mixgraph.interval}.
  *
@@ -432,29 +434,59 @@ public final class ScenarioParser {
         boolean measured = s.bool("measured", true);
         LoadShape shape = null;
         boolean poisson = false;
+        PhaseSpec.Dispatch dispatch = PhaseSpec.Dispatch.SYNC;
         long maxBacklog = 0;
+        long maxInflight = 0;
         int threads;
         if (mode == PhaseSpec.Mode.CLOSED) {
             threads = s.integer("threads", 1, 1024, 8);
             String why =
                     "in a closed-loop phase (mode = closed issues requests back to back; use mode = open for a rate)";
-            s.forbid(why, "rate", "shape", "arrivals", "max.backlog");
+            s.forbid(why, "rate", "shape", "arrivals", "max.backlog", "dispatch", "max.inflight");
             for (String p : List.of("step.", "square.", "mixgraph.")) {
                 s.forbidPrefix(p, why);
             }
         } else {
-            threads = s.integer("threads", 1, 1024, 16);
             poisson = s.choice("arrivals", "uniform", "uniform", "poisson").equals("poisson");
-            maxBacklog = s.size("max.backlog", 1, 100_000_000, 2_000_000);
+            dispatch = PhaseSpec.Dispatch.valueOf(
+                    s.choice("dispatch", "sync", "sync", "async").toUpperCase(Locale.ROOT));
+            if (dispatch == PhaseSpec.Dispatch.ASYNC) {
+                s.forbid(
+                        "with dispatch = async (every arrival goes straight to the store's async API: no worker threads"
+                                + " and no client queue; bound the requests in flight with max.inflight)",
+                        "threads",
+                        "max.backlog");
+                threads = 0;
+                maxInflight = s.size("max.inflight", 1, 100_000_000, 1_000_000);
+            } else {
+                s.forbid(
+                        "unless dispatch = async (with dispatch = sync the client queue is bounded by max.backlog)",
+                        "max.inflight");
+                threads = s.integer("threads", 1, 1024, 16);
+                maxBacklog = s.size("max.backlog", 1, 100_000_000, 2_000_000);
+            }
             shape = shape(s, seed);
         }
         s.finish("duration, mode, threads, mix, distribution, zipfian.theta, hotspot.keys, hotspot.ops, scan.length,"
                 + " measured"
                 + (mode == PhaseSpec.Mode.OPEN
-                        ? ", rate, arrivals, max.backlog, shape, step.*, square.*," + " mixgraph.*"
+                        ? ", rate, arrivals, dispatch, max.backlog, max.inflight, shape, step.*, square.*, mixgraph.*"
                         : ""));
         return new PhaseSpec(
-                s.name, s.line, duration, mode, threads, shape, poisson, maxBacklog, mix, dist, scanLength, measured);
+                s.name,
+                s.line,
+                duration,
+                mode,
+                threads,
+                shape,
+                poisson,
+                dispatch,
+                maxBacklog,
+                maxInflight,
+                mix,
+                dist,
+                scanLength,
+                measured);
     }
 
     private OpMix mix(Section s) {

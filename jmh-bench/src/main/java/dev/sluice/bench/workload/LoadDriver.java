@@ -8,10 +8,16 @@ public interface LoadDriver {
     /** Stops issuing new requests; requests already running finish on their own. Idempotent. */
     void stop();
 
-    /** Waits up to {@code millis} for every thread of the driver to finish; true when they did. */
+    /**
+     * Waits up to {@code millis} for every thread of the driver to finish (and, with async dispatch, for the requests in
+     * flight to complete); true when they did.
+     */
     boolean await(long millis) throws InterruptedException;
 
-    /** Open loop: requests that arrived and have not started yet (the backlog); 0 for closed loop. */
+    /**
+     * Open loop: requests that arrived and have not started yet (the backlog; with async dispatch, the requests in flight:
+     * submitted and not completed); 0 for closed loop.
+     */
     long backlog();
 
     /** Open loop: the largest backlog since the previous call (then resets); 0 for closed loop. */
@@ -20,7 +26,7 @@ public interface LoadDriver {
     /** Open loop: requests generated so far; 0 for closed loop. */
     long generated();
 
-    /** Open loop: arrivals dropped because the backlog was at its bound. */
+    /** Open loop: arrivals dropped because the backlog (async: the requests in flight) was at its bound. */
     long dropped();
 
     /** Open loop: requests still waiting when {@link #stop} was called (never started, not in any latency). */

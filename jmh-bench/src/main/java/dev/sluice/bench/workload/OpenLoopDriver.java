@@ -7,26 +7,28 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * Open loop, after vLSM §5 (Fig. 5): one generator thread computes each request's <em>intended</em> start time from the
- * phase's {@link LoadShape} (evenly spaced at the current rate, or Poisson) and puts it in a queue when that time
- * comes, whatever the store is doing; {@code workers} threads take requests from the queue and run them synchronously.
- * A request's latency is {@code completion − intended start}, so time spent queued behind a stall counts: the
- * generator never waits for the store, which is what avoids coordinated omission.
+ * Open loop with synchronous dispatch, after vLSM §5 (Fig. 5): one generator thread computes each request's
+ * <em>intended</em> start time from the phase's {@link LoadShape} ({@link Arrivals}: evenly spaced at the current rate,
+ * or Poisson) and puts it in a queue when that time comes, whatever the store is doing; {@code workers} threads take
+ * requests from the queue and run them synchronously. A request's latency is {@code completion − intended start}, so
+ * time spent queued behind a stall counts: the generator never waits for the store, which is what avoids coordinated
+ * omission.
  *
  * <p>The queue (the backlog of requests that arrived but have not started) is reported each window. It is bounded by
  * {@code maxBacklog}; an arrival that finds it full is dropped and counted — never silently. When the phase ends,
  * requests still queued are abandoned and counted as {@link #unstartedAtStop()}.
  *
+ * <p>Under overload the requests wait in this client's queue, where the store's admission gate never sees them (it only
+ * sees {@code workers} requests at a time); {@link AsyncOpenLoopDriver} hands every arrival to the store at once.
+ *
  * <p>Thread-safety: {@link #start}, {@link #stop} and {@link #await} from one controlling thread; the counters from any.
  */
 public final class OpenLoopDriver implements LoadDriver {
     private final String name;
-    private final LoadShape shape;
-    private final boolean poisson;
+    private final Arrivals arrivals;
     private final int workers;
     private final OpTask task;
     private final OpSink sink;
@@ -52,8 +54,7 @@ public final class OpenLoopDriver implements LoadDriver {
             LongSupplier clock,
             long seed) {
         this.name = name;
-        this.shape = shape;
-        this.poisson = poisson;
+        this.arrivals = new Arrivals(shape, poisson, seed, clock);
         this.workers = workers;
         this.task = task;
         this.sink = sink;
@@ -78,42 +79,22 @@ public final class OpenLoopDriver implements LoadDriver {
     }
 
     private void generate(long startNanos, long endNanos) {
-        SplittableRandom arrivals = new SplittableRandom(seed);
-        long next = startNanos;
         try {
-            while (!stopped) {
-                long now = clock.getAsLong();
-                while (next <= now) {
-                    if (next >= endNanos) {
-                        return;
-                    }
-                    double rate = shape.rateAt((next - startNanos) / 1e9);
-                    if (!(rate > 0)) {
-                        next += 1_000_000; // nothing offered now; look again 1 ms later
-                        continue;
-                    }
-                    generated.increment();
-                    if (queue.offer(next)) {
-                        long size = queue.size();
-                        if (size > maxBacklog.get()) {
-                            maxBacklog.accumulateAndGet(size, Math::max);
-                        }
-                    } else {
-                        dropped.increment();
-                    }
-                    double gapSeconds = poisson ? -Math.log(1 - arrivals.nextDouble()) / rate : 1.0 / rate;
-                    next += Math.max(1, (long) (gapSeconds * 1e9));
-                }
-                if (next >= endNanos) {
-                    return;
-                }
-                long wait = next - clock.getAsLong();
-                if (wait > 0) {
-                    LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(10)));
-                }
-            }
+            arrivals.run(startNanos, endNanos, () -> stopped, this::arrive);
         } finally {
             generatorDone = true;
+        }
+    }
+
+    private void arrive(long intended) {
+        generated.increment();
+        if (queue.offer(intended)) {
+            long size = queue.size();
+            if (size > maxBacklog.get()) {
+                maxBacklog.accumulateAndGet(size, Math::max);
+            }
+        } else {
+            dropped.increment();
         }
     }
 

@@ -93,9 +93,10 @@ class SmokeBenchTest {
             assertThat(s.metrics().measuredSeconds()).isEqualTo(seconds);
             assertThat(s.windows().stream().mapToLong(Results.Window::ops).sum())
                     .isEqualTo(s.metrics().operations());
-            assertThat(s.phases()).extracting(Results.Phase::name).containsExactly("open", "closed");
+            assertThat(s.phases()).extracting(Results.Phase::name).containsExactly("open", "closed", "open-async");
             assertThat(s.windows().subList(0, 3)).allMatch(w -> w.phase().equals("open") && w.backlog() != null);
             assertThat(s.windows().subList(3, 6)).allMatch(w -> w.phase().equals("closed") && w.backlog() == null);
+            assertThat(s.windows().subList(6, 8)).allMatch(w -> w.phase().equals("open-async") && w.backlog() != null);
         }
     }
 
@@ -138,6 +139,20 @@ class SmokeBenchTest {
             Results.Phase open = s.phases().get(0);
             assertThat(open.offeredMeanRate()).isEqualTo(2000.0);
             assertThat(open.generated()).isBetween(5400L, 6001L);
+            assertThat(open.dispatch()).isEqualTo("sync");
+            assertThat(open.threads()).isEqualTo(4);
+            assertThat(s.phases().get(1).dispatch()).isNull();
+            // The async open loop: 2000/s for 2 s, handed to the store at once (no worker threads, no client queue).
+            Results.Phase async = s.phases().get(2);
+            assertThat(async.dispatch()).isEqualTo("async");
+            assertThat(async.threads()).isNull();
+            assertThat(async.generated()).isBetween(3600L, 4001L);
+            assertThat(async.dropped()).isZero();
+            assertThat(async.unstartedAtEnd()).isZero();
+            assertThat(async.maxBacklog()).isPositive().isLessThan(async.generated());
+            // No stack of the smoke scenario has an admission gate.
+            assertThat(s.windows()).allMatch(w -> w.admissionQueued() == null && w.admissionRate() == null);
+            assertThat(m.peakAdmissionQueued()).isNull();
             assertThat(s.preload().keys()).isEqualTo(20_000);
             assertThat(m.writeAmplification()).isNotNull().isGreaterThan(0.5);
             assertThat(m.peakRssBytes()).isGreaterThan(50L << 20);

@@ -149,6 +149,92 @@ class ScenarioParserTest {
                 .hasMessageStartingWith("t.scenario:" + hk + ": hotspot.keys:");
     }
 
+    /** GOOD with {@code extra} lines added after the open-loop phase's {@code mode = open}. */
+    private static String openPhaseWith(String... extra) {
+        return GOOD.replace("mode = open\n", "mode = open\n" + String.join("\n", extra) + "\n");
+    }
+
+    /** 1-based line of the first line of {@code text} that starts with {@code needle}. */
+    private static int lineIn(String text, String needle) {
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].startsWith(needle)) {
+                return i + 1;
+            }
+        }
+        throw new AssertionError(needle);
+    }
+
+    @Test
+    void dispatchDefaultsToSyncWithWorkersAndABacklogBound() {
+        PhaseSpec main = parse(GOOD).phases().get(1);
+        assertThat(main.dispatch()).isEqualTo(PhaseSpec.Dispatch.SYNC);
+        assertThat(main.threads()).isEqualTo(16);
+        assertThat(main.maxBacklog()).isEqualTo(2_000_000);
+        assertThat(main.maxInflight()).isZero();
+        assertThat(parse(GOOD).phases().get(0).dispatch()).isEqualTo(PhaseSpec.Dispatch.SYNC);
+    }
+
+    @Test
+    void asyncDispatchTakesMaxInflightAndNoThreads() {
+        PhaseSpec main = parse(openPhaseWith("dispatch = async", "max.inflight = 5k"))
+                .phases()
+                .get(1);
+        assertThat(main.dispatch()).isEqualTo(PhaseSpec.Dispatch.ASYNC);
+        assertThat(main.maxInflight()).isEqualTo(5 * 1024);
+        assertThat(main.threads()).isZero();
+        assertThat(main.maxBacklog()).isZero();
+        assertThat(main.shape()).isEqualTo(new LoadShape.Square(100, 900, 10, 0.5));
+        PhaseSpec byDefault = parse(openPhaseWith("dispatch = ASYNC")).phases().get(1);
+        assertThat(byDefault.maxInflight()).isEqualTo(1_000_000);
+        assertThat(parse(GOOD).withDuration(13).phases().get(1).dispatch()).isEqualTo(PhaseSpec.Dispatch.SYNC);
+        assertThat(parse(openPhaseWith("dispatch = async"))
+                        .withDuration(13)
+                        .phases()
+                        .get(1))
+                .extracting(PhaseSpec::dispatch, PhaseSpec::maxInflight)
+                .containsExactly(PhaseSpec.Dispatch.ASYNC, 1_000_000L);
+    }
+
+    @Test
+    void dispatchKeysThatDoNotFitAreErrorsNamingFileLineAndKey() {
+        int threads = lineOf("threads = 2");
+        assertThatThrownBy(() -> parse(withLine(threads, "dispatch = async")))
+                .isInstanceOf(ScenarioException.class)
+                .hasMessageStartingWith(
+                        "t.scenario:" + threads + ": dispatch: [phase warm] not allowed in a closed-loop phase");
+        assertThatThrownBy(() -> parse(withLine(threads, "max.inflight = 10")))
+                .hasMessageStartingWith(
+                        "t.scenario:" + threads + ": max.inflight: [phase warm] not allowed in a closed-loop phase");
+
+        String bad = openPhaseWith("dispatch = later");
+        assertThatThrownBy(() -> parse(bad))
+                .hasMessageStartingWith("t.scenario:" + lineIn(bad, "dispatch") + ": dispatch: [phase main]")
+                .hasMessageContaining("'later' must be one of sync, async");
+
+        String withThreads = openPhaseWith("dispatch = async", "threads = 8");
+        assertThatThrownBy(() -> parse(withThreads))
+                .hasMessageStartingWith("t.scenario:" + lineIn(withThreads, "threads = 8")
+                        + ": threads: [phase main] not allowed with dispatch = async")
+                .hasMessageContaining("max.inflight");
+        String withBacklog = openPhaseWith("max.backlog = 100", "dispatch = async");
+        assertThatThrownBy(() -> parse(withBacklog))
+                .hasMessageStartingWith("t.scenario:" + lineIn(withBacklog, "max.backlog")
+                        + ": max.backlog: [phase main] not allowed with dispatch = async");
+
+        String syncInflight = openPhaseWith("max.inflight = 100");
+        assertThatThrownBy(() -> parse(syncInflight))
+                .hasMessageStartingWith("t.scenario:" + lineIn(syncInflight, "max.inflight")
+                        + ": max.inflight: [phase main] not allowed unless dispatch = async");
+        String explicitSync = openPhaseWith("dispatch = sync", "max.inflight = 100");
+        assertThatThrownBy(() -> parse(explicitSync)).hasMessageContaining("not allowed unless dispatch = async");
+
+        String zero = openPhaseWith("dispatch = async", "max.inflight = 0");
+        assertThatThrownBy(() -> parse(zero))
+                .hasMessageStartingWith("t.scenario:" + lineIn(zero, "max.inflight") + ": max.inflight: [phase main]")
+                .hasMessageContaining("out of range [1, 100000000]");
+    }
+
     private static int dist() {
         return lineOf("distribution = hotspot");
     }
