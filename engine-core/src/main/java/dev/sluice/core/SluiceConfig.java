@@ -416,6 +416,13 @@ public record SluiceConfig(
             return controls(Arrays.asList(names));
         }
 
+        /** No controllers and none of their options: the same node with its control loops switched off. */
+        public Builder withoutControls() {
+            this.controls = new ArrayList<>();
+            this.controlOptions.clear();
+            return this;
+        }
+
         public Builder tickPeriod(Duration d) {
             if (d == null) {
                 throw new ConfigException(TICK_PERIOD_MS + " must not be null");

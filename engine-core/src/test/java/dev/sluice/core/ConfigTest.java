@@ -158,4 +158,16 @@ class ConfigTest {
             throw new AssertionError(e);
         }
     }
+
+    @Test
+    void withoutControlsDropsControllersAndTheirOptions() {
+        SluiceConfig c = SluiceConfig.builder(Path.of("/tmp/x"))
+                .controls("admission")
+                .controlOption("admission", "k1", "0.3")
+                .build();
+        SluiceConfig bare = c.toBuilder().withoutControls().build();
+        assertThat(bare.controls()).isEmpty();
+        assertThat(bare.controlOptions("admission")).isEmpty();
+        assertThat(c.controlOptions("admission")).containsEntry("k1", "0.3");
+    }
 }

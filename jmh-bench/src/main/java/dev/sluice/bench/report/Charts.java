@@ -240,10 +240,11 @@ public final class Charts {
                 "admission rate (requests/s)",
                 "admission rate (requests/s, right axis)",
                 rate);
-        // The SP-LSM reading (watermark.source = unmerged): memtables + L0, drawn whenever L0 held data.
+        // The SP-LSM reading (watermark.source = unmerged): memtables + L0 files no merge has taken, drawn when it
+        // differs.
         double[][] unmerged = points(s, w -> w.unmergedWatermark() == null ? null : w.unmergedWatermark() * 100, false);
         if (unmerged[0].length > 0 && !Arrays.equals(unmerged[1], wm[1])) {
-            XYSeries u = c.addSeries("memtables + L0 (%)", unmerged[0], unmerged[1]);
+            XYSeries u = c.addSeries("memtables + waiting L0 (%)", unmerged[0], unmerged[1]);
             u.setLineColor(PALETTE[2]);
             u.setLineWidth(1.6f);
         }

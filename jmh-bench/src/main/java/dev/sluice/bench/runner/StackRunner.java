@@ -119,10 +119,18 @@ public final class StackRunner {
                 dataDir,
                 config.profile(),
                 config.controls());
+        // The preload runs without the stack's controllers, on a node that is then closed and opened again with them:
+        // the controllers start on the loaded store and see only the measured load. Otherwise a controller would warm
+        // up on the preload (CruiseDB's t_0 came from batched loader writes) and enter the phases in a state the
+        // preload left behind — one reason the K1 = K2 = 0.1 setting of cruise-k-sweep started its phase at 300/s.
+        Results.Preload preload;
+        try (SluiceNode loader =
+                Sluice.open(config.toBuilder().withoutControls().build())) {
+            preload = preload(loader, loader.defaultPartition());
+        }
         try (SluiceNode node = Sluice.open(config)) {
             node.controlPlane().addSnapshotListener(s -> latest = s);
             Partition partition = node.defaultPartition();
-            Results.Preload preload = preload(node, partition);
             Timeline t = runPhases(node, partition);
             Map<String, Long> events = new TreeMap<>();
             for (ControlEvent e : node.recentEvents()) {
