@@ -161,7 +161,8 @@ class AdmissionFloodTest {
 
         List<LsmSnapshot> stockLate =
                 stock.ticks().subList(stock.ticks().size() / 2, stock.ticks().size());
-        double stockMedian = median(stockLate.stream().map(LsmSnapshot::unmergedWatermark).toList());
+        double stockMedian =
+                median(stockLate.stream().map(LsmSnapshot::unmergedWatermark).toList());
         assertThat(stockMedian)
                 .as("control run: the L0 backlog grows past the whole buffer")
                 .isGreaterThan(1.0);
@@ -180,7 +181,9 @@ class AdmissionFloodTest {
                 .max()
                 .orElseThrow();
         assertThat(late)
-                .as("above the high watermark the rate is cut far below the warm-up rate %.0f/s; ticks %s", warmupRate, ticks)
+                .as(
+                        "above the high watermark the rate is cut far below the warm-up rate %.0f/s; ticks %s",
+                        warmupRate, ticks)
                 .filteredOn(t -> t.unmergedWatermark() >= 0.8)
                 .allSatisfy(t -> assertThat(t.admissionRate()).isLessThanOrEqualTo(warmupRate / 10));
         assertThat(median(late.stream().map(LsmSnapshot::unmergedWatermark).toList()))
