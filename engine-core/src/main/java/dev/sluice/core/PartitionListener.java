@@ -1,6 +1,5 @@
 package dev.sluice.core;
 
-import dev.sluice.core.sensor.StallCondition;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,13 +11,11 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.Status;
 import org.rocksdb.TableFileCreationBriefInfo;
 import org.rocksdb.TableFileCreationReason;
-import org.rocksdb.WriteStallInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * RocksDB event listener of one partition: keeps the stall condition, counts flushes and compactions, remembers the
- * last background error, and tells the Env each new table file's level before the file is written (flush → L0,
+ * RocksDB event listener of one partition: counts flushes and compactions, remembers the last background error, and tells the Env each new table file's level before the file is written (flush → L0,
  * compaction → the job's output level), which is what lets the priority Env classify compaction I/O by level.
  *
  * <p>Callbacks run on RocksDB's threads; every field is thread-safe.
@@ -34,7 +31,6 @@ final class PartitionListener extends AbstractEventListener {
     private final String partition;
     private final FileLevelSink sink;
     private final Map<Integer, Integer> outputLevelByJob = new ConcurrentHashMap<>();
-    private volatile StallCondition stall = StallCondition.NORMAL;
     private volatile String lastBackgroundError;
     final AtomicLong flushesStarted = new AtomicLong();
     final AtomicLong flushesCompleted = new AtomicLong();
@@ -48,14 +44,9 @@ final class PartitionListener extends AbstractEventListener {
                 EnabledEventCallback.ON_COMPACTION_BEGIN,
                 EnabledEventCallback.ON_COMPACTION_COMPLETED,
                 EnabledEventCallback.ON_TABLE_FILE_CREATION_STARTED,
-                EnabledEventCallback.ON_STALL_CONDITIONS_CHANGED,
                 EnabledEventCallback.ON_BACKGROUND_ERROR);
         this.partition = partition;
         this.sink = sink;
-    }
-
-    StallCondition stall() {
-        return stall;
     }
 
     String lastBackgroundError() {
@@ -105,15 +96,6 @@ final class PartitionListener extends AbstractEventListener {
                 sink.fileLevel(n, level);
             }
         }
-    }
-
-    @Override
-    public void onStallConditionsChanged(WriteStallInfo info) {
-        stall = switch (info.getCurrentCondition()) {
-            case NORMAL -> StallCondition.NORMAL;
-            case DELAYED -> StallCondition.DELAYED;
-            case STOPPED -> StallCondition.STOPPED;
-        };
     }
 
     @Override

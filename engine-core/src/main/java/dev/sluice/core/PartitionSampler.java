@@ -26,8 +26,9 @@ import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
 
 /**
- * Builds a partition's {@link LsmSnapshot} from RocksDB properties, column-family metadata, current mutable options,
- * Statistics, the event listener, the partition's own op counters, the admission gate and, when present, the priority
+ * Builds a partition's {@link LsmSnapshot} from RocksDB properties (the stall state included: {@code
+ * is-write-stopped} and {@code actual-delayed-write-rate}), column-family metadata, current mutable options,
+ * Statistics, the partition's own op counters, the admission gate and, when present, the priority
  * Env's per-class I/O counters. Also pushes the full file → level map to the Env.
  *
  * <p>Cost: a handful of JNI property reads plus one metadata copy (proportional to the number of SST files); well under
@@ -71,6 +72,7 @@ final class PartitionSampler {
             int runningFlushes = (int) db.getLongProperty("rocksdb.num-running-flushes");
             int runningCompactions = (int) db.getLongProperty("rocksdb.num-running-compactions");
             boolean stopped = db.getLongProperty("rocksdb.is-write-stopped") != 0;
+            boolean delayed = db.getLongProperty("rocksdb.actual-delayed-write-rate") != 0;
             MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder o = db.getOptions();
 
             ColumnFamilyMetaData md = db.getColumnFamilyMetaData();
@@ -97,8 +99,13 @@ final class PartitionSampler {
                     : env.ioStats(partition.name())
                             .orElseGet(() -> statisticsIo(st, flushBytes, compRead, compWrite, walBytes));
 
+            // Read from the write controller, not from the last EventListener#onStallConditionsChanged: RocksDB
+            // delivers those callbacks after releasing the DB mutex, from whichever thread installed the new
+            // version, so they can arrive out of order. Seen on 9.10: after a stop, a burst of callbacks ended with
+            // NORMAL->STOPPED while is-write-stopped was 0, and the bench then read STOPPED in every later window of
+            // a stack whose writes flowed. StallStateTest covers stop, delay and the return to NORMAL.
             StallCondition stall =
-                    stopped ? StallCondition.STOPPED : partition.listener().stall();
+                    stopped ? StallCondition.STOPPED : delayed ? StallCondition.DELAYED : StallCondition.NORMAL;
             OpCounters ops = partition.counters();
             AdmissionGate gate = partition.gate();
             long interval = previous == null ? 0 : nowNanos - previous.timeNanos();
