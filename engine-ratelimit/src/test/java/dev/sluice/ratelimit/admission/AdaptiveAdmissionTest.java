@@ -29,6 +29,8 @@ class AdaptiveAdmissionTest {
     /** L0's files for the next ticks; empty = no file list (the watermark then uses {@link #l0Bytes}). */
     List<SstFile> l0FileList = List.of();
 
+    double l0MergeProgress = -1;
+
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
                 0.5,
@@ -89,7 +91,8 @@ class AdaptiveAdmissionTest {
                 IoStats.EMPTY,
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
-                0);
+                0,
+                l0MergeProgress);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 
@@ -228,6 +231,22 @@ class AdaptiveAdmissionTest {
     static SstFile l0File(int number, long bytes, boolean beingCompacted) {
         return new SstFile(
                 String.format("%06d.sst", number), number, 0, bytes, 0, 0, new byte[1], new byte[1], beingCompacted);
+    }
+
+    @Test
+    void theUnreadPartOfARunningMergeCountsOnceItsProgressIsKnown() {
+        long eighth = BUDGET / 8;
+        l0FileList = List.of(
+                l0File(1, eighth, true), l0File(2, eighth, true), l0File(3, eighth, true), l0File(4, eighth, false));
+        l0Bytes = 4 * eighth;
+        l0MergeProgress = 0; // the merge has just started: its three files are all still unmerged
+        LsmSnapshot s = tick(0.1, 5000, 5000, 5).partition("p");
+        assertThat(s.inMergeL0Bytes()).isEqualTo(3 * eighth);
+        assertThat(s.unmergedWatermark()).isCloseTo(0.1 + 0.5, within(1e-6));
+        l0MergeProgress = 2.0 / 3; // two thirds read: one file's worth left
+        assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.1 + 0.25, within(1e-6));
+        l0MergeProgress = 1.4; // an over-estimate is capped: nothing of the merge left
+        assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.1 + 0.125, within(1e-6));
     }
 
     @Test
