@@ -383,6 +383,7 @@ final class NodeImpl implements SluiceNode {
             options.setCreateIfMissing(!existing)
                     .setErrorIfExists(false)
                     .setParanoidChecks(true)
+                    .setEnableThreadTracking(true) // compaction progress for LsmSnapshot.l0MergeProgress
                     .setStatistics(stats)
                     .setListeners(List.of(listener))
                     .setCompactionThreadLimiter(limiter);

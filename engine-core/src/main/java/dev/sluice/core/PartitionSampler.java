@@ -16,13 +16,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.rocksdb.ColumnFamilyMetaData;
+import org.rocksdb.Env;
 import org.rocksdb.HistogramType;
 import org.rocksdb.LevelMetaData;
 import org.rocksdb.MutableColumnFamilyOptions;
+import org.rocksdb.OperationType;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.SstFileMetaData;
 import org.rocksdb.Statistics;
+import org.rocksdb.ThreadStatus;
 import org.rocksdb.TickerType;
 
 /**
@@ -60,6 +63,41 @@ final class PartitionSampler {
         } finally {
             partition.exit();
         }
+    }
+
+    /**
+     * Read progress of the running compactions that take L0 files, from RocksDB's thread status ({@code
+     * enable_thread_tracking}, set on every partition): for each such job, bytes read / total input bytes. RocksDB lists
+     * only the job's own thread, not its subcompaction threads, and that thread reports the bytes of its own key range,
+     * about 1/n of the input with n = max_subcompactions; the subcompactions run side by side, so the job's progress is
+     * estimated as n × that thread's share (capped at 1; once the thread waits for the others it reads ~1). An estimate:
+     * when RocksDB splits a job into fewer than n parts, it runs ahead of the truth. -1 when no L0 job is listed.
+     */
+    private double l0MergeProgress() {
+        List<ThreadStatus> threads;
+        try {
+            threads = Env.getDefault().getThreadList();
+        } catch (RocksDBException e) {
+            return -1;
+        }
+        String db = partition.dir().toString();
+        int n = Math.max(1, partition.options().maxSubcompactions());
+        long total = 0;
+        long read = 0;
+        for (ThreadStatus t : threads) {
+            long[] p = t.getOperationProperties();
+            if (t.getOperationType() != OperationType.OP_COMPACTION
+                    || !db.equals(t.getDbName())
+                    || p == null
+                    || p.length < 5
+                    || (p[1] >>> 32) != 0 // COMPACTION_INPUT_OUTPUT_LEVEL = input << 32 | output
+                    || p[3] <= 0) {
+                continue;
+            }
+            total += p[3]; // COMPACTION_TOTAL_INPUT_BYTES
+            read += Math.min(p[3], p[4] * n); // COMPACTION_BYTES_READ
+        }
+        return total == 0 ? -1 : (double) read / total;
     }
 
     private LsmSnapshot doSample(long nowNanos, int maxBackgroundJobs, boolean record) {
@@ -140,7 +178,8 @@ final class PartitionSampler {
                     io,
                     previous == null ? IoStats.EMPTY : io.minus(previous.io()),
                     gate.rate(),
-                    gate.queued());
+                    gate.queued(),
+                    runningCompactions == 0 ? -1 : l0MergeProgress());
             if (record) {
                 previous = s;
             }

@@ -63,7 +63,8 @@ class CompactionPriorityTest {
                 IoStats.EMPTY,
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
-                0);
+                0,
+                -1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

@@ -38,6 +38,9 @@ import java.util.List;
  * @param ioDelta I/O per class during the interval
  * @param admissionRate current admission rate in requests/s; {@code Double.POSITIVE_INFINITY} when no gate limits
  * @param admissionQueued requests waiting in the admission queue now
+ * @param l0MergeProgress how far the running compactions that take L0 files have read their input, in [0, 1]
+ *     (RocksDB thread status: bytes read / total input bytes, summed over the jobs' threads); -1 when none runs or
+ *     the progress is unknown
  */
 public record LsmSnapshot(
         String partition,
@@ -70,7 +73,8 @@ public record LsmSnapshot(
         IoStats io,
         IoStats ioDelta,
         double admissionRate,
-        int admissionQueued) {
+        int admissionQueued,
+        double l0MergeProgress) {
 
     public LsmSnapshot {
         levels = List.copyOf(levels);
@@ -82,21 +86,27 @@ public record LsmSnapshot(
     }
 
     /**
-     * Watermark of the data waiting to be merged into L1: (memtableBytes + bytes of the L0 files no running compaction has
-     * taken yet) / memtableBudgetBytes, in [0, ∞). With the {@code cruise-sp-lsm} profile L0 is only a transit stage
-     * between the memtables and L1, so its waiting files are what CruiseDB's SP-LSM would still hold in its memory buffer
-     * (CruiseDB §IV: memtables merge straight into L1); this is that buffer's fill level. L0 files already in a running
-     * compaction are on their way out and not counted: RocksDB deletes them only when the whole merge ends, so counting
-     * them would freeze the watermark for the length of a long L0→L1 merge (measured on the emulated disk: a merge of 8
-     * files held it flat for ~60 s) although the merge is draining them. When the snapshot carries no file list for L0,
-     * the level's bytes are used. On a stock tree, where L0 legitimately holds many files, this is not a meaningful
-     * watermark.
+     * Watermark of the data not yet merged into L1: (memtableBytes + the L0 bytes not yet merged) / memtableBudgetBytes,
+     * in [0, ∞). With the {@code cruise-sp-lsm} profile L0 is only a transit stage between the memtables and L1, so what
+     * it still holds is what CruiseDB's SP-LSM would still hold in its memory buffer (CruiseDB §IV: memtables merge
+     * straight into L1); this is that buffer's fill level.
+     *
+     * <p>L0 bytes not yet merged = the files no running compaction has taken ({@link #waitingL0Bytes}) plus the unread
+     * part of the files a running merge has taken ({@link #inMergeL0Bytes} × (1 − {@link #l0MergeProgress})). RocksDB
+     * deletes a merge's inputs only when the whole merge ends; counting them in full froze the watermark for the length
+     * of a long L0→L1 merge (measured on the emulated disk: a merge of 8 files held it flat for ~60 s), and leaving them
+     * out hid a merge starved by user I/O (L0 grew to 14 files while this watermark stayed under 45 %). Crediting the
+     * merge's read progress lets the watermark fall while a merge drains and stay up while it is stuck. Without a
+     * progress figure ({@code l0MergeProgress < 0}) files in a running merge are left out. When the snapshot carries no
+     * file list for L0, the level's bytes are used. On a stock tree, where L0 legitimately holds many files, this is not a
+     * meaningful watermark.
      */
     public double unmergedWatermark() {
         if (memtableBudgetBytes <= 0) {
             return 0;
         }
-        return (double) (memtableBytes + waitingL0Bytes()) / memtableBudgetBytes;
+        double inMerge = l0MergeProgress < 0 ? 0 : inMergeL0Bytes() * (1 - Math.min(1, l0MergeProgress));
+        return (memtableBytes + waitingL0Bytes() + inMerge) / memtableBudgetBytes;
     }
 
     /** Bytes of the L0 files that no running compaction has taken (all of L0's bytes if the file list is absent). */
@@ -115,6 +125,20 @@ public record LsmSnapshot(
             }
         }
         return waiting;
+    }
+
+    /** Bytes of the L0 files a running compaction has taken (0 if the file list is absent). */
+    public long inMergeL0Bytes() {
+        if (levels.isEmpty()) {
+            return 0;
+        }
+        long taken = 0;
+        for (SstFile f : levels.get(0).files()) {
+            if (f.beingCompacted()) {
+                taken += f.sizeBytes();
+            }
+        }
+        return taken;
     }
 
     public int l0Files() {
