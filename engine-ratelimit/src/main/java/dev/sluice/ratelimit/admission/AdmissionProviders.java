@@ -55,7 +55,7 @@ public final class AdmissionProviders {
             m.put(
                     "watermark.source",
                     "memtable — the fill level held at the target: memtable (memtables / write-buffer budget) or"
-                            + " unmerged ((memtables + L0 files no running merge has taken) / budget: use with the"
+                            + " unmerged ((memtables + L0 bytes not yet merged) / budget: use with the"
                             + " cruise-sp-lsm profile, where L0 stands for SP-LSM's in-memory buffer)");
             m.put("watermark.target", "0.5 — target watermark");
             m.put("watermark.high", "0.8 — at or above it the rate is the conservative T_c (Eq. 3)");

@@ -9,15 +9,15 @@ import java.util.Locale;
  * <ul>
  *   <li>{@link #MEMTABLE}: memtables / write-buffer budget ({@link LsmSnapshot#memtableWatermark()}) — the paper's
  *       reading on a tree whose memory buffer is the only place writes wait.
- *   <li>{@link #UNMERGED}: (memtables + L0 files no running merge has taken) / write-buffer budget ({@link
+ *   <li>{@link #UNMERGED}: (memtables + L0 bytes not yet merged) / write-buffer budget ({@link
  *       LsmSnapshot#unmergedWatermark()}) — for the {@code cruise-sp-lsm} profile. CruiseDB's SP-LSM has no L0: its
  *       memtables merge straight into L1, so a slow L1 merge fills memory and admission reacts. Stock RocksDB cannot
  *       remove L0 (see {@code Profiles}), so Sluice flushes to L0 and compacts it at once; when that compaction lags, the
  *       backlog piles up in L0 instead of memory and the memtable watermark stays low (measured on cruise-a-variant: L0
- *       at 14 files, ~900 MB, memtable watermark under 13 %). Counting the waiting L0 files restores the paper's
- *       signal. Files already in a running merge are left out: RocksDB frees them only when the whole merge ends, and
- *       counting them froze the watermark above the target for ~60 s while one merge of 8 files ran, during which Eq. 2
- *       cut the rate to {@code min.rate} (measured, docs/benchmarks.md).
+ *       at 14 files, ~900 MB, memtable watermark under 13 %). Counting L0 restores the paper's signal. Files in a
+ *       running merge count by the part the merge has not read yet (RocksDB thread status): counting them in full froze
+ *       the watermark above the target for ~60 s while one merge of 8 files ran (Eq. 2 cut the rate to {@code
+ *       min.rate}), and leaving them out hid a merge starved by user I/O (measured, docs/benchmarks.md).
  * </ul>
  */
 public enum WatermarkSource {
