@@ -50,6 +50,22 @@ public final class Summary {
                 "%,.0f",
                 1));
         rows.add(new Row(
+                "maxWindowP99Us",
+                "Per-second p99: max (ms, CruiseDB Fig. 12)",
+                s -> s.metrics().maxWindowP99Us() == null
+                        ? null
+                        : (double) s.metrics().maxWindowP99Us(),
+                "%.2f",
+                1e-3));
+        rows.add(new Row(
+                "meanWindowP99Us",
+                "Per-second p99: mean (ms)",
+                s -> s.metrics().meanWindowP99Us() == null
+                        ? null
+                        : (double) s.metrics().meanWindowP99Us(),
+                "%.2f",
+                1e-3));
+        rows.add(new Row(
                 "zeroThroughputWindows",
                 "Stall seconds: windows with 0 completions",
                 s -> (double) s.metrics().zeroThroughputWindows(),

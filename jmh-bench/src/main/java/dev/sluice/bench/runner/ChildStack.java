@@ -134,6 +134,8 @@ final class ChildStack {
                                     null,
                                     null,
                                     null,
+                                    null,
+                                    null,
                                     Map.of(),
                                     null));
                 default -> {}

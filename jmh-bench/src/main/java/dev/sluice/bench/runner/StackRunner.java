@@ -28,6 +28,7 @@ import dev.sluice.core.control.ControlEvent;
 import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.sensor.IoClassStats;
 import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
 import java.nio.file.Path;
@@ -301,6 +302,18 @@ public final class StackRunner {
             long ops = m.stream().mapToLong(Results.Window::ops).sum();
             double mean = m.isEmpty() ? 0 : (double) ops / m.size();
             int zero = (int) m.stream().filter(w -> w.ops() == 0).count();
+            // CruiseDB Fig. 12: the per-second p99 line, its maximum and its mean (windows with completions only)
+            long[] p99s = m.stream()
+                    .map(Results.Window::p99Us)
+                    .filter(v -> v != null)
+                    .mapToLong(Long::longValue)
+                    .toArray();
+            Long maxWindowP99 = p99s.length == 0
+                    ? null
+                    : java.util.Arrays.stream(p99s).max().getAsLong();
+            Long meanWindowP99 = p99s.length == 0
+                    ? null
+                    : Math.round(java.util.Arrays.stream(p99s).average().getAsDouble());
             double stallMicros = m.stream()
                     .map(Results.Window::stallMicros)
                     .filter(v -> v != null)
@@ -356,6 +369,8 @@ public final class StackRunner {
                     TailThroughput.of(th, 95),
                     th.length == 0 ? 0 : java.util.Arrays.stream(th).min().orElse(0),
                     th.length == 0 ? 0 : java.util.Arrays.stream(th).max().orElse(0),
+                    maxWindowP99,
+                    meanWindowP99,
                     rejected,
                     errors,
                     peakQueued,
@@ -601,6 +616,10 @@ public final class StackRunner {
                 ps == null ? null : ps.l0Files(),
                 ps == null ? null : ps.immutableMemtables(),
                 ps == null ? null : ps.pendingCompactionBytes(),
+                ps == null ? null : ps.levels().stream().map(LevelInfo::bytes).toList(),
+                ps == null
+                        ? null
+                        : ps.levels().stream().map(LevelInfo::targetBytes).toList(),
                 ps == null ? null : ps.stall().name(),
                 ps == null || pp == null ? null : Math.max(0, ps.stallMicros() - pp.stallMicros()),
                 ps == null ? null : ps.runningFlushes(),

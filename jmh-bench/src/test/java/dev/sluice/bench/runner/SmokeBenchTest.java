@@ -17,6 +17,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,6 +115,12 @@ class SmokeBenchTest {
             assertThat(m.tailThroughputP95()).isLessThanOrEqualTo(m.maxWindowThroughput());
             assertThat(m.minWindowThroughput()).isLessThanOrEqualTo(m.tailThroughputP99());
             assertThat(m.meanThroughput()).isBetween(m.minWindowThroughput(), m.maxWindowThroughput());
+            long[] p99s = s.windows().stream()
+                    .filter(Results.Window::measured)
+                    .mapToLong(Results.Window::p99Us)
+                    .toArray();
+            assertThat(m.maxWindowP99Us()).isEqualTo(Arrays.stream(p99s).max().getAsLong());
+            assertThat(m.meanWindowP99Us()).isBetween(Arrays.stream(p99s).min().getAsLong(), m.maxWindowP99Us());
             assertThat(m.latency()).containsKeys("all", "insert", "update", "read", "scan", "rmw");
             for (Map.Entry<String, LatencyStats> e : m.latency().entrySet()) {
                 LatencyStats l = e.getValue();
@@ -133,6 +140,13 @@ class SmokeBenchTest {
                 assertThat(w.p99Us()).isLessThanOrEqualTo(w.maxUs());
                 assertThat(w.l0Files()).isNotNull().isNotNegative();
                 assertThat(w.memtableWatermark()).isNotNull().isBetween(0.0, 2.0);
+                assertThat(w.levelBytes()).isNotEmpty().hasSameSizeAs(w.levelTargetBytes());
+                assertThat(w.levelBytes().get(0) == 0)
+                        .as("L0 holds bytes exactly when it holds files")
+                        .isEqualTo(w.l0Files() == 0);
+                assertThat(w.levelBytes().stream().mapToLong(Long::longValue).sum())
+                        .as("preloaded data is in the tree")
+                        .isPositive();
                 assertThat(w.rssBytes()).isPositive();
             }
             // Open loop at 2000/s for 3 s: about 6000 arrivals, all either run or counted.
