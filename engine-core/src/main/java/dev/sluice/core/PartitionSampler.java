@@ -65,39 +65,64 @@ final class PartitionSampler {
         }
     }
 
+    /** What the running compactions that take L0 files are doing to L0 (see {@link #l0Merges}). */
+    record L0Merges(double progress, long intraL0Bytes) {
+        static final L0Merges NONE = new L0Merges(-1, 0);
+    }
+
+    /** One running compaction job as RocksDB's thread status lists it: its thread's operation properties. */
+    record CompactionThread(String dbName, long[] properties) {}
+
     /**
-     * Read progress of the running compactions that take L0 files, from RocksDB's thread status ({@code
-     * enable_thread_tracking}, set on every partition): for each such job, bytes read / total input bytes. RocksDB lists
-     * only the job's own thread, not its subcompaction threads, and that thread reports the bytes of its own key range,
-     * about 1/n of the input with n = max_subcompactions; the subcompactions run side by side, so the job's progress is
-     * estimated as n × that thread's share (capped at 1; once the thread waits for the others it reads ~1). An estimate:
-     * when RocksDB splits a job into fewer than n parts, it runs ahead of the truth. -1 when no L0 job is listed.
+     * The running compactions that take L0 files, from RocksDB's thread status ({@code enable_thread_tracking}, set on
+     * every partition). Operation properties: [1] = input level &lt;&lt; 32 | output level, [3] = total input bytes, [4] =
+     * bytes read.
+     *
+     * <ul>
+     *   <li>{@code progress}: of the jobs that move L0 into a deeper level, bytes read / total input bytes. RocksDB lists
+     *       only the job's own thread, not its subcompaction threads, and that thread reports the bytes of its own key
+     *       range, about 1/n of the input with n = max_subcompactions; the subcompactions run side by side, so the job's
+     *       progress is estimated as n × that thread's share (capped at 1; once the thread waits for the others it reads
+     *       ~1). An estimate: when RocksDB splits a job into fewer than n parts, it runs ahead of the truth. -1 when no
+     *       such job is listed.
+     *   <li>{@code intraL0Bytes}: total input of the intra-L0 jobs (output level 0). They merge L0 files into one L0
+     *       file — RocksDB runs them when the base level is busy — so they drain nothing from L0.
+     * </ul>
      */
-    private double l0MergeProgress() {
-        List<ThreadStatus> threads;
-        try {
-            threads = Env.getDefault().getThreadList();
-        } catch (RocksDBException e) {
-            return -1;
-        }
-        String db = partition.dir().toString();
-        int n = Math.max(1, partition.options().maxSubcompactions());
+    static L0Merges l0Merges(List<CompactionThread> threads, String db, int maxSubcompactions) {
+        int n = Math.max(1, maxSubcompactions);
         long total = 0;
         long read = 0;
-        for (ThreadStatus t : threads) {
-            long[] p = t.getOperationProperties();
-            if (t.getOperationType() != OperationType.OP_COMPACTION
-                    || !db.equals(t.getDbName())
-                    || p == null
-                    || p.length < 5
-                    || (p[1] >>> 32) != 0 // COMPACTION_INPUT_OUTPUT_LEVEL = input << 32 | output
-                    || p[3] <= 0) {
+        long intra = 0;
+        for (CompactionThread t : threads) {
+            long[] p = t.properties();
+            if (!db.equals(t.dbName()) || p == null || p.length < 5 || (p[1] >>> 32) != 0 || p[3] <= 0) {
+                continue;
+            }
+            if ((p[1] & 0xffffffffL) == 0) {
+                intra += p[3];
                 continue;
             }
             total += p[3]; // COMPACTION_TOTAL_INPUT_BYTES
             read += Math.min(p[3], p[4] * n); // COMPACTION_BYTES_READ
         }
-        return total == 0 ? -1 : (double) read / total;
+        return new L0Merges(total == 0 ? -1 : (double) read / total, intra);
+    }
+
+    private L0Merges l0Merges() {
+        List<ThreadStatus> threads;
+        try {
+            threads = Env.getDefault().getThreadList();
+        } catch (RocksDBException e) {
+            return L0Merges.NONE;
+        }
+        List<CompactionThread> jobs = new ArrayList<>();
+        for (ThreadStatus t : threads) {
+            if (t.getOperationType() == OperationType.OP_COMPACTION) {
+                jobs.add(new CompactionThread(t.getDbName(), t.getOperationProperties()));
+            }
+        }
+        return l0Merges(jobs, partition.dir().toString(), partition.options().maxSubcompactions());
     }
 
     private LsmSnapshot doSample(long nowNanos, int maxBackgroundJobs, boolean record) {
@@ -144,6 +169,7 @@ final class PartitionSampler {
             // a stack whose writes flowed. StallStateTest covers stop, delay and the return to NORMAL.
             StallCondition stall =
                     stopped ? StallCondition.STOPPED : delayed ? StallCondition.DELAYED : StallCondition.NORMAL;
+            L0Merges merges = runningCompactions == 0 ? L0Merges.NONE : l0Merges();
             OpCounters ops = partition.counters();
             AdmissionGate gate = partition.gate();
             long interval = previous == null ? 0 : nowNanos - previous.timeNanos();
@@ -179,7 +205,8 @@ final class PartitionSampler {
                     previous == null ? IoStats.EMPTY : io.minus(previous.io()),
                     gate.rate(),
                     gate.queued(),
-                    runningCompactions == 0 ? -1 : l0MergeProgress());
+                    merges.progress(),
+                    merges.intraL0Bytes());
             if (record) {
                 previous = s;
             }

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.RocksDB;
 
-/** {@link LsmSnapshot#l0MergeProgress} on real RocksDB: reported while an L0 merge runs, -1 when none does. */
+/**
+ * {@link LsmSnapshot#l0MergeProgress} and {@link LsmSnapshot#intraL0MergeBytes}: the thread-status arithmetic on
+ * scripted jobs, and the progress on real RocksDB (reported while an L0 merge runs, -1 when none does).
+ */
 class MergeProgressTest {
     @TempDir
     Path dir;
@@ -29,6 +32,38 @@ class MergeProgressTest {
     @AfterEach
     void close() {
         node.close();
+    }
+
+    /** Thread-status properties of a compaction: [1] = input level << 32 | output level, [3] total, [4] read. */
+    static PartitionSampler.CompactionThread job(String db, int in, int out, long total, long read) {
+        return new PartitionSampler.CompactionThread(db, new long[] {0, ((long) in << 32) | out, 0, total, read});
+    }
+
+    @Test
+    void intraL0JobsCountAsUndrainedInputNotAsProgress() {
+        long mb = 1 << 20;
+        PartitionSampler.L0Merges m = PartitionSampler.l0Merges(
+                List.of(
+                        job("/d", 0, 5, 400 * mb, 100 * mb), // L0 -> L5, thread saw 100 of 400 (x2 subcompactions)
+                        job("/d", 0, 0, 250 * mb, 200 * mb), // intra-L0: its output stays in L0
+                        job("/d", 5, 6, 900 * mb, 10 * mb), // not an L0 job
+                        job("/other", 0, 1, 100 * mb, 100 * mb)), // another partition
+                "/d",
+                2);
+        assertThat(m.progress()).isEqualTo(0.5);
+        assertThat(m.intraL0Bytes()).isEqualTo(250 * mb);
+
+        PartitionSampler.L0Merges onlyIntra =
+                PartitionSampler.l0Merges(List.of(job("/d", 0, 0, 250 * mb, 249 * mb)), "/d", 2);
+        assertThat(onlyIntra.progress()).as("no merge into a deeper level runs").isEqualTo(-1);
+        assertThat(onlyIntra.intraL0Bytes()).isEqualTo(250 * mb);
+
+        PartitionSampler.L0Merges capped =
+                PartitionSampler.l0Merges(List.of(job("/d", 0, 1, 100 * mb, 80 * mb)), "/d", 2);
+        assertThat(capped.progress())
+                .as("n x the thread's share, capped at the input")
+                .isEqualTo(1.0);
+        assertThat(PartitionSampler.l0Merges(List.of(), "/d", 2)).isEqualTo(PartitionSampler.L0Merges.NONE);
     }
 
     @Test

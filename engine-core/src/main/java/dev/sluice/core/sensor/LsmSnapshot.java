@@ -38,9 +38,11 @@ import java.util.List;
  * @param ioDelta I/O per class during the interval
  * @param admissionRate current admission rate in requests/s; {@code Double.POSITIVE_INFINITY} when no gate limits
  * @param admissionQueued requests waiting in the admission queue now
- * @param l0MergeProgress how far the running compactions that take L0 files have read their input, in [0, 1]
- *     (RocksDB thread status: bytes read / total input bytes, summed over the jobs' threads); -1 when none runs or
- *     the progress is unknown
+ * @param l0MergeProgress how far the running compactions that move L0 files into a deeper level have read their input,
+ *     in [0, 1] (RocksDB thread status: bytes read / total input bytes, summed over the jobs' threads); -1 when none
+ *     runs or the progress is unknown
+ * @param intraL0MergeBytes input bytes of the running intra-L0 compactions (L0 files merged into one L0 file, which
+ *     RocksDB runs when the base level is busy): their output stays in L0, so they drain nothing; 0 when none runs
  */
 public record LsmSnapshot(
         String partition,
@@ -74,7 +76,8 @@ public record LsmSnapshot(
         IoStats ioDelta,
         double admissionRate,
         int admissionQueued,
-        double l0MergeProgress) {
+        double l0MergeProgress,
+        long intraL0MergeBytes) {
 
     public LsmSnapshot {
         levels = List.copyOf(levels);
@@ -91,22 +94,27 @@ public record LsmSnapshot(
      * it still holds is what CruiseDB's SP-LSM would still hold in its memory buffer (CruiseDB §IV: memtables merge
      * straight into L1); this is that buffer's fill level.
      *
-     * <p>L0 bytes not yet merged = the files no running compaction has taken ({@link #waitingL0Bytes}) plus the unread
-     * part of the files a running merge has taken ({@link #inMergeL0Bytes} × (1 − {@link #l0MergeProgress})). RocksDB
-     * deletes a merge's inputs only when the whole merge ends; counting them in full froze the watermark for the length
-     * of a long L0→L1 merge (measured on the emulated disk: a merge of 8 files held it flat for ~60 s), and leaving them
-     * out hid a merge starved by user I/O (L0 grew to 14 files while this watermark stayed under 45 %). Crediting the
-     * merge's read progress lets the watermark fall while a merge drains and stay up while it is stuck. Without a
-     * progress figure ({@code l0MergeProgress < 0}) files in a running merge are left out. When the snapshot carries no
-     * file list for L0, the level's bytes are used. On a stock tree, where L0 legitimately holds many files, this is not a
-     * meaningful watermark.
+     * <p>L0 bytes not yet merged = the files no running compaction has taken ({@link #waitingL0Bytes}), plus the input
+     * of running intra-L0 compactions ({@link #intraL0MergeBytes}: their output lands in L0 again), plus the unread part
+     * of the files a merge into a deeper level has taken (({@link #inMergeL0Bytes} − intra-L0 input) × (1 − {@link
+     * #l0MergeProgress})). RocksDB deletes a merge's inputs only when the whole merge ends; counting them in full froze
+     * the watermark for the length of a long L0→L1 merge (measured on the emulated disk: a merge of 8 files held it flat
+     * for ~60 s), and leaving them out hid a merge starved by user I/O (L0 grew to 14 files while this watermark stayed
+     * under 45 %). Crediting the merge's read progress lets the watermark fall while a merge drains and stay up while it
+     * is stuck. Crediting an intra-L0 compaction's progress too made the watermark sink while L0 did not drain at all and
+     * jump back (12 % → 50 % in one tick) when the merged file reappeared in L0 (measured on cruise-a-variant, session
+     * 4). Without a progress figure ({@code l0MergeProgress < 0}) files in a running merge into a deeper level are left
+     * out. When the snapshot carries no file list for L0, the level's bytes are used. On a stock tree, where L0
+     * legitimately holds many files, this is not a meaningful watermark.
      */
     public double unmergedWatermark() {
         if (memtableBudgetBytes <= 0) {
             return 0;
         }
-        double inMerge = l0MergeProgress < 0 ? 0 : inMergeL0Bytes() * (1 - Math.min(1, l0MergeProgress));
-        return (memtableBytes + waitingL0Bytes() + inMerge) / memtableBudgetBytes;
+        long taken = inMergeL0Bytes();
+        long intra = Math.min(Math.max(0, intraL0MergeBytes), taken);
+        double draining = l0MergeProgress < 0 ? 0 : (taken - intra) * (1 - Math.min(1, l0MergeProgress));
+        return (memtableBytes + waitingL0Bytes() + intra + draining) / memtableBudgetBytes;
     }
 
     /** Bytes of the L0 files that no running compaction has taken (all of L0's bytes if the file list is absent). */

@@ -30,6 +30,7 @@ class AdaptiveAdmissionTest {
     List<SstFile> l0FileList = List.of();
 
     double l0MergeProgress = -1;
+    long intraL0MergeBytes = 0;
 
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
@@ -92,7 +93,8 @@ class AdaptiveAdmissionTest {
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
                 0,
-                l0MergeProgress);
+                l0MergeProgress,
+                intraL0MergeBytes);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 
@@ -247,6 +249,23 @@ class AdaptiveAdmissionTest {
         assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.1 + 0.25, within(1e-6));
         l0MergeProgress = 1.4; // an over-estimate is capped: nothing of the merge left
         assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.1 + 0.125, within(1e-6));
+    }
+
+    @Test
+    void anIntraL0CompactionDrainsNothingSoItsInputStaysUnmerged() {
+        long eighth = BUDGET / 8;
+        // files 1-2 in an L0->L1 merge half read, files 3-4 in an intra-L0 compaction (its output lands in L0 again)
+        l0FileList = List.of(
+                l0File(1, eighth, true), l0File(2, eighth, true), l0File(3, eighth, true), l0File(4, eighth, true));
+        l0Bytes = 4 * eighth;
+        l0MergeProgress = 0.5;
+        intraL0MergeBytes = 2 * eighth;
+        assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark())
+                .isCloseTo(0.1 + 0.25 + 0.125, within(1e-6));
+        // only the intra-L0 compaction runs: no progress figure, and all of L0 is still unmerged
+        l0MergeProgress = -1;
+        intraL0MergeBytes = 4 * eighth;
+        assertThat(tick(0.1, 5000, 5000, 5).partition("p").unmergedWatermark()).isCloseTo(0.1 + 0.5, within(1e-6));
     }
 
     @Test
