@@ -32,6 +32,11 @@ class CompactionPriorityTest {
     }
 
     static NodeSnapshot snap(long now, LevelInfo... levels) {
+        return snap(now, false, levels);
+    }
+
+    /** A snapshot of partition "p" (slowdown trigger 20) whose automatic compactions are off when {@code autoOff}. */
+    static NodeSnapshot snap(long now, boolean autoOff, LevelInfo... levels) {
         LsmSnapshot s = new LsmSnapshot(
                 "p",
                 now,
@@ -53,7 +58,7 @@ class CompactionPriorityTest {
                 0,
                 0,
                 2,
-                false,
+                autoOff,
                 0,
                 0,
                 0,
@@ -64,11 +69,12 @@ class CompactionPriorityTest {
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
                 0,
-                -1);
+                -1,
+                0);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 
-    final CompactionPriority c = new CompactionPriority(5, 2, 1000 * MB, 60 * SEC);
+    final CompactionPriority c = new CompactionPriority(5, 2, 1000 * MB, 60 * SEC, 30 * SEC);
 
     @Test
     void aLevelWithinFiveTimesItsTargetIsLeftToRocksDb() {
@@ -130,5 +136,110 @@ class CompactionPriorityTest {
                                 level(2, 10 * MB, file("000021.sst", 2, 500 * MB, false))),
                         0))
                 .isEmpty();
+    }
+
+    /** L1 at 10x its target with both files in the running L0->L1 merge, over L2; {@code l0} L0 files. */
+    static NodeSnapshot blocked(long now, boolean autoOff, int l0) {
+        return snap(now, autoOff, l0Level(l0), busyL1(true), level(2, 100 * MB));
+    }
+
+    static LevelInfo l0Level(int files) {
+        SstFile[] fs = new SstFile[files];
+        for (int i = 0; i < files; i++) {
+            fs[i] = file(String.format("%06d.sst", 100 + i), 0, 64 * MB, i == 0);
+        }
+        return level(0, 0, fs);
+    }
+
+    static LevelInfo busyL1(boolean busy) {
+        return level(1, 10 * MB, file("000011.sst", 1, 50 * MB, busy), file("000012.sst", 1, 50 * MB, busy));
+    }
+
+    static Action.SetAutoCompactions auto(List<Action> a) {
+        assertThat(a).hasSize(1).first().isInstanceOf(Action.SetAutoCompactions.class);
+        return (Action.SetAutoCompactions) a.get(0);
+    }
+
+    @Test
+    void whenAMergeHoldsTheWholeOversizedLevelAutomaticCompactionsPauseUntilItsBatchHasStarted() {
+        Action.SetAutoCompactions off = auto(c.decide(blocked(0, false, 2), 0));
+        assertThat(off.enabled()).isFalse();
+        assertThat(off.reason()).contains("L1 is 10.0x", "every file of it is in a running compaction");
+        assertThat(c.holding("p")).isTrue();
+        // the merge still runs (RocksDB reports auto compactions off now): nothing more to do
+        assertThat(c.decide(blocked(SEC, true, 3), SEC)).isEmpty();
+        // the merge ended: L1's files are free, the batch goes first
+        List<Action> batch = c.decide(snap(2 * SEC, true, l0Level(3), busyL1(false), level(2, 100 * MB)), 2 * SEC);
+        assertThat(batch).hasSize(1);
+        assertThat(((Action.CompactFiles) batch.get(0)).fileNames()).containsExactly("000011.sst", "000012.sst");
+        assertThat(c.holding("p")).as("held until the batch is seen running").isTrue();
+        // the batch now holds L1's files: automatic compactions resume (the next L0->L1 merge must wait for it)
+        Action.SetAutoCompactions on = auto(c.decide(blocked(3 * SEC, true, 3), 3 * SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("prioritized compaction started");
+        assertThat(c.holding("p")).isFalse();
+        assertThat(c.decide(blocked(4 * SEC, false, 3), 4 * SEC))
+                .as("the batch is pending: no new hold while it runs")
+                .isEmpty();
+    }
+
+    @Test
+    void aHoldEndsAfterHoldSecondsWithoutFreeFiles() {
+        assertThat(auto(c.decide(blocked(0, false, 2), 0)).enabled()).isFalse();
+        assertThat(c.decide(blocked(29 * SEC, true, 2), 29 * SEC)).isEmpty();
+        Action.SetAutoCompactions on = auto(c.decide(blocked(30 * SEC, true, 2), 30 * SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("expired");
+        assertThat(c.decide(blocked(31 * SEC, false, 2), 31 * SEC))
+                .as("an expired hold is not renewed at once: compactions are on for another hold.seconds")
+                .isEmpty();
+        assertThat(auto(c.decide(blocked(60 * SEC, false, 2), 60 * SEC)).enabled())
+                .as("still blocked and over the ratio after the pause: a new hold")
+                .isFalse();
+    }
+
+    @Test
+    void aHoldNeverLetsL0ReachHalfTheSlowdownTrigger() {
+        assertThat(c.decide(blocked(0, false, 10), 0))
+                .as("L0 already at 10 files = 20 / 2: no hold")
+                .isEmpty();
+        assertThat(auto(c.decide(blocked(SEC, false, 9), SEC)).enabled()).isFalse();
+        Action.SetAutoCompactions on = auto(c.decide(blocked(2 * SEC, true, 10), 2 * SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("L0 has 10 files");
+    }
+
+    @Test
+    void aHoldEndsWhenNoLevelIsOverTheRatioAnyMore() {
+        assertThat(auto(c.decide(blocked(0, false, 2), 0)).enabled()).isFalse();
+        LevelInfo shrunk = level(1, 10 * MB, file("000011.sst", 1, 40 * MB, true));
+        Action.SetAutoCompactions on = auto(c.decide(snap(SEC, true, l0Level(2), shrunk, level(2, 100 * MB)), SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("no level is over");
+    }
+
+    @Test
+    void itNeverTouchesAutomaticCompactionsItDidNotSwitchOff() {
+        assertThat(c.decide(blocked(0, true, 2), 0))
+                .as("already off (e.g. a deferral controller): no hold, and nothing to undo later")
+                .isEmpty();
+        assertThat(c.holding("p")).isFalse();
+        assertThat(auto(c.decide(blocked(SEC, false, 2), SEC)).enabled()).isFalse();
+        assertThat(c.decide(blocked(2 * SEC, false, 2), 2 * SEC))
+                .as("someone switched them back on: the hold is dropped without an action")
+                .isEmpty();
+        assertThat(c.holding("p")).isFalse();
+        assertThat(c.decide(blocked(20 * SEC, false, 2), 20 * SEC))
+                .as("and not taken again while the override is recent")
+                .isEmpty();
+        assertThat(auto(c.decide(blocked(32 * SEC, false, 2), 32 * SEC)).enabled())
+                .isFalse();
+    }
+
+    @Test
+    void holdSecondsZeroNeverPauses() {
+        CompactionPriority noHold = new CompactionPriority(5, 2, 1000 * MB, 60 * SEC, 0);
+        assertThat(noHold.decide(blocked(0, false, 2), 0)).isEmpty();
+        assertThat(noHold.holding("p")).isFalse();
     }
 }
