@@ -57,7 +57,11 @@ class AdmissionFloodTest {
                 .tickPeriod(Duration.ofMillis(500))
                 .controls(controls);
         if (controls.contains("admission")) {
-            b.controlOption("admission", "warmup.seconds", "2").controlOption("admission", "wait.max.ms", "200");
+            // Tiny memtables compress minutes of LSM dynamics into seconds: Eq. 2 adjusts at every 0.5-s tick here
+            // instead of the default 10-s period.
+            b.controlOption("admission", "warmup.seconds", "2")
+                    .controlOption("admission", "wait.max.ms", "200")
+                    .controlOption("admission", "period.seconds", "0.5");
             admissionOptions.forEach((k, v) -> b.controlOption("admission", k, v));
         }
         try (SluiceNode node = Sluice.open(b.build())) {

@@ -66,6 +66,10 @@ public final class AdmissionProviders {
                     "0 — device read throughput T_R for Eq. 3 (MB/s); 0 = unknown (T_c halves the rate)");
             m.put("device.write.mbps", "0 — device write throughput T_W for Eq. 3 (MB/s); 0 = unknown");
             m.put("change.threshold", "0.01 — relative rate change below which no new rate is applied");
+            m.put(
+                    "period.seconds",
+                    "10 — how often Eq. 2 adjusts the rate (the paper: every 0.4 M operations, ~10 s at its ~40 k"
+                            + " ops/s); the high watermark is checked at every tick");
             return m;
         }
 
@@ -91,7 +95,8 @@ public final class AdmissionProviders {
                     ctx.doubleOption("device.write.mbps", 0, 1e6) * 1e6,
                     scope,
                     ctx.doubleOption("change.threshold", 0, 1),
-                    WatermarkSource.parse(ctx.options().get("watermark.source")));
+                    WatermarkSource.parse(ctx.options().get("watermark.source")),
+                    (long) (ctx.doubleOption("period.seconds", 0.01, 3600) * 1e9));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

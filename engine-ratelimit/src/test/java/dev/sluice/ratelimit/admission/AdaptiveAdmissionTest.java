@@ -46,7 +46,8 @@ class AdaptiveAdmissionTest {
                 writeMbps * 1e6,
                 AdmissionScope.ALL,
                 0.01,
-                WatermarkSource.MEMTABLE);
+                WatermarkSource.MEMTABLE,
+                SEC);
     }
 
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
@@ -187,7 +188,20 @@ class AdaptiveAdmissionTest {
     @Test
     void writesOnlyScopeCountsOnlyWrites() {
         AdaptiveAdmission.Settings s = new AdaptiveAdmission.Settings(
-                0.5, 0.4, 0.5, 0.8, 0, 2 * SEC, 100, 2, 0, 0, AdmissionScope.WRITES, 0.01, WatermarkSource.MEMTABLE);
+                0.5,
+                0.4,
+                0.5,
+                0.8,
+                0,
+                2 * SEC,
+                100,
+                2,
+                0,
+                0,
+                AdmissionScope.WRITES,
+                0.01,
+                WatermarkSource.MEMTABLE,
+                SEC);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
         assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
@@ -207,7 +221,53 @@ class AdaptiveAdmissionTest {
                 s.deviceWriteBytesPerSecond(),
                 s.scope(),
                 s.changeThreshold(),
-                source);
+                source,
+                s.periodNanos());
+    }
+
+    static AdaptiveAdmission.Settings withPeriod(AdaptiveAdmission.Settings s, long periodNanos) {
+        return new AdaptiveAdmission.Settings(
+                s.k1(),
+                s.k2(),
+                s.targetWatermark(),
+                s.highWatermark(),
+                s.initialRate(),
+                s.warmupNanos(),
+                s.minRate(),
+                s.maxRateFactor(),
+                s.deviceReadBytesPerSecond(),
+                s.deviceWriteBytesPerSecond(),
+                s.scope(),
+                s.changeThreshold(),
+                s.watermarkSource(),
+                periodNanos);
+    }
+
+    @Test
+    void equation2AdjustsOncePerPeriodOnThePeriodsDemandWhileTheHighWatermarkIsCheckedEveryTick() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
+        assertThat(rateOf(c.decide(tick(0.3, 5000, 5000, 5), now))).isEqualTo(10_000); // t_0, e_0 = -0.2
+        for (int i = 0; i < 9; i++) {
+            assertThat(c.decide(tick(0.3 + 0.03 * i, 4000, 4000, 5), now))
+                    .as("tick %d of the period: no adjustment", i + 1)
+                    .isEmpty();
+        }
+        // end of the period: y = 0.6, e = 0.1, Δe = 0.3 → factor = 1 - 0.05 - 0.12 = 0.83, applied to the period's
+        // demand (8,000/s: the gate was not binding) rather than to the unreached 10,000
+        assertThat(rateOf(c.decide(tick(0.6, 4000, 4000, 5), now))).isCloseTo(6_640, within(0.01));
+        for (int i = 0; i < 4; i++) {
+            assertThat(c.decide(tick(0.6, 3300, 3300, 5), now)).isEmpty();
+        }
+        List<Action> high = c.decide(tick(0.85, 3300, 3300, 5), now);
+        assertThat(rateOf(high)).as("mid-period, but above the high watermark").isCloseTo(3_320, within(0.01));
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
+        for (int i = 0; i < 9; i++) {
+            assertThat(c.decide(tick(0.5, 1660, 1660, 5), now))
+                    .as("a new period began at T_c")
+                    .isEmpty();
+        }
+        // y = 0.5: e = 0, Δe = -0.35 → factor = 1.14 on the limit
+        assertThat(rateOf(c.decide(tick(0.5, 1660, 1660, 5), now))).isCloseTo(3_784.8, within(0.01));
     }
 
     @Test
