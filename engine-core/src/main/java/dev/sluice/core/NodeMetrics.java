@@ -32,6 +32,12 @@ final class NodeMetrics implements AutoCloseable {
                 partition,
                 latest,
                 LsmSnapshot::memtableWatermark);
+        gauge(
+                "sluice.unmerged.watermark",
+                "(Memtable bytes + L0 bytes not yet merged into a deeper level) / memtable budget (SP-LSM's y_k)",
+                partition,
+                latest,
+                LsmSnapshot::unmergedWatermark);
         gauge("sluice.memtable.bytes", "Active + immutable memtable bytes", partition, latest, s -> s.memtableBytes());
         gauge(
                 "sluice.memtable.immutable",

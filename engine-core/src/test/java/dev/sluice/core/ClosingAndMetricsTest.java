@@ -122,6 +122,17 @@ class ClosingAndMetricsTest {
                     .gauge()
                     .value();
             assertThat(mem).isGreaterThan(4096);
+            double unmerged = registry.get("sluice.unmerged.watermark")
+                    .tag("partition", "default")
+                    .gauge()
+                    .value();
+            assertThat(unmerged)
+                    .as("memtables only (L0 empty): the unmerged watermark equals the memtable watermark")
+                    .isPositive()
+                    .isEqualTo(registry.get("sluice.memtable.watermark")
+                            .tag("partition", "default")
+                            .gauge()
+                            .value());
             assertThat(registry.get("sluice.requests").tag("op", "put").timer().count())
                     .isEqualTo(1);
         }

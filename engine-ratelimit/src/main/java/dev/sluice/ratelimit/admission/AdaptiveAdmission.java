@@ -25,11 +25,11 @@ import java.util.Map;
  *       {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k − e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code
  *       watermark.source} ({@link WatermarkSource}: the memtable fill level, or memtables + L0 for the SP-LSM profile)
  *       at the period's end.
- *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link ConservativeRate}) using the read/write
- *       shares and request sizes of the last interval, the snapshot's read and write amplification, and the device
- *       throughput from the options ({@code device.read.mbps}, {@code device.write.mbps}: the emulated device's model or a
- *       calibration). Without a device model, T_c falls back to halving the rate — stated here because the paper assumes
- *       a calibration table.
+ *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link
+ *       ConservativeRate}) using the read/write shares and request sizes of the last interval, the snapshot's read and
+ *       write amplification, and the device throughput from the options ({@code device.read.mbps}, {@code
+ *       device.write.mbps}: the emulated device's model or a calibration). Without a device model, T_c falls back to
+ *       halving the rate — stated here because the paper assumes a calibration table.
  * </ol>
  *
  * <h2>The control period</h2>
