@@ -123,7 +123,40 @@ final class NodeImpl implements SluiceNode {
         };
     }
 
+    /**
+     * Checks everything about {@code config} that can be checked without touching the disk or loading native code: the
+     * profile, every controller and its options (each loop is created against a throwaway context and dropped), and
+     * the Env options. Throws {@link ConfigException} naming the first bad key.
+     */
+    static void validate(SluiceConfig config) {
+        if (config == null) {
+            throw new ConfigException("config must not be null");
+        }
+        Profiles.get(config.profile());
+        for (ControlLoopProvider p : resolveControls(config)) {
+            try {
+                p.create(new ValidationContext(mergedOptions(p, config), config));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("control." + p.name() + ": " + e.getMessage());
+            }
+        }
+        StorageEnvProvider provider = envProvider();
+        if (config.env().equals("default")) {
+            if (!config.envOptions().isEmpty()) {
+                throw envOptionsOnDefault(config);
+            }
+        } else if (provider != null) {
+            Map<String, String> opts = mergedEnvOptions(provider, config);
+            try {
+                provider.validate(opts);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("env: " + e.getMessage());
+            }
+        }
+    }
+
     static SluiceNode open(SluiceConfig config, MeterRegistry registry, Ticker ticker) {
+        validate(config);
         RocksDB.loadLibrary();
         Profile profile = Profiles.get(config.profile());
         List<ControlLoopProvider> providers = resolveControls(config);
@@ -189,21 +222,44 @@ final class NodeImpl implements SluiceNode {
         return m;
     }
 
-    private static StorageEnv openEnv(SluiceConfig config) {
-        String mode = config.env();
-        if (mode.equals("default")) {
-            if (!config.envOptions().isEmpty()) {
-                throw new ConfigException("env options " + config.envOptions().keySet()
-                        + " were given, but env = default (RocksDB's Env takes none); use env = priority or auto");
-            }
-            return null;
-        }
+    private static ConfigException envOptionsOnDefault(SluiceConfig config) {
+        return new ConfigException("env options " + config.envOptions().keySet()
+                + " were given, but env = default (RocksDB's Env takes none); use env = priority or auto");
+    }
+
+    private static StorageEnvProvider envProvider() {
         StorageEnvProvider provider = null;
         for (StorageEnvProvider p : ServiceLoader.load(StorageEnvProvider.class, NodeImpl.class.getClassLoader())) {
             if (p.name().equals("priority")) {
                 provider = p;
             }
         }
+        return provider;
+    }
+
+    /** The Env's defaults merged with the user's {@code env.*} values; an unknown key is a ConfigException. */
+    private static Map<String, String> mergedEnvOptions(StorageEnvProvider provider, SluiceConfig config) {
+        Map<String, String> opts = new TreeMap<>();
+        provider.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
+        for (Map.Entry<String, String> e : config.envOptions().entrySet()) {
+            if (!provider.options().containsKey(e.getKey())) {
+                throw new ConfigException("env." + e.getKey() + " is not an option of the priority Env; its options: "
+                        + new TreeMap<>(provider.options()).keySet());
+            }
+            opts.put(e.getKey(), e.getValue());
+        }
+        return opts;
+    }
+
+    private static StorageEnv openEnv(SluiceConfig config) {
+        String mode = config.env();
+        if (mode.equals("default")) {
+            if (!config.envOptions().isEmpty()) {
+                throw envOptionsOnDefault(config);
+            }
+            return null;
+        }
+        StorageEnvProvider provider = envProvider();
         Optional<String> why = provider == null
                 ? Optional.of("engine-ratelimit (the priority Env) is not on the classpath")
                 : provider.unavailableReason();
@@ -218,15 +274,7 @@ final class NodeImpl implements SluiceNode {
             log.info("Sluice runs on RocksDB's default Env (priority Env unavailable: {})", why.get());
             return null;
         }
-        Map<String, String> opts = new TreeMap<>();
-        provider.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
-        for (Map.Entry<String, String> e : config.envOptions().entrySet()) {
-            if (!provider.options().containsKey(e.getKey())) {
-                throw new ConfigException("env." + e.getKey() + " is not an option of the priority Env; its options: "
-                        + new TreeMap<>(provider.options()).keySet());
-            }
-            opts.put(e.getKey(), e.getValue());
-        }
+        Map<String, String> opts = mergedEnvOptions(provider, config);
         try {
             return provider.open(opts);
         } catch (IllegalArgumentException e) {
@@ -455,11 +503,8 @@ final class NodeImpl implements SluiceNode {
                 new RocksActuators(partitions, env, manualCompactions, events, Clock.systemUTC(), ticker::read);
         List<ControlLoop> loops = new ArrayList<>();
         for (ControlLoopProvider p : providers) {
-            Map<String, String> opts = new TreeMap<>();
-            p.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
-            opts.putAll(config.controlOptions(p.name()));
             try {
-                loops.add(p.create(new Context(opts)));
+                loops.add(p.create(new Context(mergedOptions(p, config))));
             } catch (IllegalArgumentException e) {
                 throw new ConfigException("control." + p.name() + ": " + e.getMessage());
             }
@@ -467,6 +512,41 @@ final class NodeImpl implements SluiceNode {
         plane = new ControlPlane(
                 ticker, Clock.systemUTC(), config.tickPeriod(), () -> sampleAll(true), actuators, loops, events);
         plane.start();
+    }
+
+    private static Map<String, String> mergedOptions(ControlLoopProvider p, SluiceConfig config) {
+        Map<String, String> opts = new TreeMap<>();
+        p.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
+        opts.putAll(config.controlOptions(p.name()));
+        return opts;
+    }
+
+    /** A context for {@link #validate}: the loop is created to check its options, then dropped; hooks do nothing. */
+    private record ValidationContext(Map<String, String> options, SluiceConfig config) implements ControlContext {
+        @Override
+        public List<String> partitions() {
+            return config.partitions();
+        }
+
+        @Override
+        public Ticker ticker() {
+            return Ticker.systemTicker();
+        }
+
+        @Override
+        public long tickNanos() {
+            return config.tickPeriod().toNanos();
+        }
+
+        @Override
+        public void installAdmissionGate(String partition, AdmissionGate gate) {
+            gate.close();
+        }
+
+        @Override
+        public Optional<IoControl> io() {
+            return Optional.empty();
+        }
     }
 
     private final class Context implements ControlContext {

@@ -24,6 +24,17 @@ public final class Sluice {
         return open(SluiceConfig.defaults(dataDir));
     }
 
+    /**
+     * Checks a configuration without opening anything: the profile, the controllers named in {@code controls} and every
+     * {@code control.*} and {@code env.*} value, against what is on the classpath. Nothing is read from or written to
+     * {@code data.dir} and no native code is loaded. {@link #open(SluiceConfig)} runs the same checks first.
+     *
+     * @throws ConfigException naming the first bad key and what it allows
+     */
+    public static void validate(SluiceConfig config) {
+        NodeImpl.validate(config);
+    }
+
     public static SluiceNode open(SluiceConfig config) {
         return open(config, new SimpleMeterRegistry());
     }

@@ -16,6 +16,29 @@ class ConfigTest {
     Path dir;
 
     @Test
+    void validateNamesTheBadKeyAndTouchesNoDisk() {
+        Path fresh = dir.resolve("never-created");
+        SluiceConfig unknownController =
+                SluiceConfig.builder(fresh).controls("no-such-loop").build();
+        assertThatThrownBy(() -> Sluice.validate(unknownController))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("controls")
+                .hasMessageContaining("no-such-loop");
+        SluiceConfig envOnDefault = SluiceConfig.builder(fresh)
+                .env("default")
+                .envOption("policy", "cruisedb")
+                .build();
+        assertThatThrownBy(() -> Sluice.validate(envOnDefault))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env = default");
+        assertThatThrownBy(() -> Sluice.validate(null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("null");
+        Sluice.validate(SluiceConfig.defaults(fresh));
+        assertThat(fresh).doesNotExist();
+    }
+
+    @Test
     void defaultsAreDocumented() {
         SluiceConfig c = SluiceConfig.defaults(dir);
         assertThat(c.partitions()).containsExactly("default");

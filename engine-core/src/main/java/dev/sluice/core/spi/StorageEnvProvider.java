@@ -18,6 +18,12 @@ public interface StorageEnvProvider {
      */
     Map<String, String> options();
 
+    /**
+     * Checks option values without opening anything (no native code loaded, nothing written); throws {@link
+     * IllegalArgumentException} naming the first bad key. {@code options} are the defaults merged with the user's values.
+     */
+    default void validate(Map<String, String> options) {}
+
     /** Opens the Env; {@code options} are the defaults merged with the user's {@code env.*} values. */
     StorageEnv open(Map<String, String> options);
 }

@@ -28,6 +28,11 @@ public final class PriorityEnvProvider implements StorageEnvProvider {
     }
 
     @Override
+    public void validate(Map<String, String> options) {
+        PriorityEnvConfig.fromOptions(options);
+    }
+
+    @Override
     public StorageEnv open(Map<String, String> options) {
         return PriorityEnv.open(PriorityEnvConfig.fromOptions(options));
     }
