@@ -208,6 +208,38 @@ class BackgroundErrorNodeTest {
     }
 
     @Test
+    void aResumeThatCannotReopenLeavesThePartitionRefusingRequestsUntilAResumeSucceeds() {
+        String name = "reopen-fails";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            write(p, 0, 500);
+            int flush = env.faults().inject(FaultRule.eio(Set.of(IoClass.FLUSH), Set.of(FaultRule.Op.WRITE)));
+            assertThatThrownBy(p::flush).isInstanceOf(SluiceException.class);
+            assertThat(p.health().writesStopped()).isTrue();
+            // the cause is not fixed yet, and every MANIFEST write fails: the reopen cannot write its new MANIFEST
+            int manifest = env.faults()
+                    .inject(FaultRule.eio(EnumSet.allOf(IoClass.class), Set.of(FaultRule.Op.WRITE))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.MANIFEST)));
+            assertThatThrownBy(p::resume)
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("partition '" + name + "'")
+                    .hasMessageContaining("could not reopen")
+                    .hasMessageContaining("sluice fault injection");
+            assertThatThrownBy(() -> p.get(key(1)))
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("unavailable")
+                    .hasMessageContaining("resume()");
+            assertThatThrownBy(() -> p.put(key(1), value(1))).isInstanceOf(SluiceException.class);
+            assertThatThrownBy(p::health).isInstanceOf(SluiceException.class);
+            assertThat(env.faults().remove(manifest)).isTrue();
+            assertThat(env.faults().remove(flush)).isTrue();
+            resumeAndCheck(node, name);
+        }
+        reopenAndCheck(name);
+    }
+
+    @Test
     void aRetryableFlushErrorThatRocksDbRecoversFromClearsItselfWithoutResume() {
         String name = "flush-retryable";
         try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
