@@ -5,8 +5,9 @@ package dev.sluice.core.sensor;
  * write) and what it did about it. Engine-neutral; read with {@code Partition.health()}, in every {@link LsmSnapshot}
  * and as the gauge {@code sluice.health}.
  *
- * @param backgroundError the background error the engine reported and has not recovered from ({@code "<reason>:
- *     <code> <message>"}, e.g. {@code "FLUSH: IOError ..."}); {@code null} when healthy
+ * @param backgroundError the background error the engine reported and has not recovered from: {@code "<job>: <code>
+ *     <message>"} (e.g. {@code "COMPACTION: IOError ..."}), or the engine's error status alone when it did not say
+ *     which job failed; {@code null} when healthy
  * @param writesStopped whether the engine refuses writes because of it (reads still work); writes then fail at once,
  *     without taking an admission token, until {@code Partition.resume()} or the engine's own recovery
  * @param recoverable whether {@code Partition.resume()} can clear it (false for corruption: restore from a backup)
