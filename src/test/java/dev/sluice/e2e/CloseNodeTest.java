@@ -95,7 +95,7 @@ class CloseNodeTest {
         PriorityEnv env = NodeHooks.ENVS.get(name);
         Partition p = node.partition(name);
         int slow = env.faults()
-                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(2))
+                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(5))
                         .maxFaults(1));
         CompletableFuture<Void> first = p.putAsync(key(1), value(1, 100), WriteMode.SYNC);
         await().atMost(Duration.ofSeconds(60)).until(() -> env.faults().hits(slow) == 1); // running, delayed
