@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  * partition directory with files but no {@code CURRENT} is refused with {@link StoreCorruptedException}; nothing in it is
  * written. Partitions found on disk but not configured are left untouched (logged).
  *
- * <p><b>Close order.</b> partitions refuse new requests → control plane → queued manual compactions dropped → async
- * pool drained (≤ 60 s, the rest failed) → running manual compaction awaited → partitions, under the node lock so no
- * on-demand sample runs (each: gate, scans, DB, options) → write-buffer manager → caches → Env → event log → meters.
+ * <p><b>Close order.</b> partitions refuse new requests (admitted async ones still run) → control plane → queued
+ * manual compactions dropped → async pool drained (≤ 60 s, the rest failed) → running manual compaction aborted
+ * (RocksDB's shutdown flag; awaited ≤ 60 s) → partitions, under the node lock so no on-demand sample runs (each: gate,
+ * scans, DB, options) → write-buffer manager → caches → Env → event log → meters.
  */
 final class NodeImpl implements SluiceNode {
     private static final Logger log = LoggerFactory.getLogger(NodeImpl.class);
@@ -704,6 +705,9 @@ final class NodeImpl implements SluiceNode {
             log.info("{} queued manual compaction(s) dropped at close", dropped);
         }
         drainAsync();
+        for (RocksPartition p : partitions.values()) {
+            p.abortBackgroundWork(); // a running compactFiles ends within about one I/O
+        }
         awaitQuietly(manualCompactions, "the running manual compaction");
         RuntimeException first = null;
         synchronized (this) { // no on-demand sample can be running past this point
@@ -759,10 +763,15 @@ final class NodeImpl implements SluiceNode {
         }
     }
 
+    /**
+     * Waits (≤ 60 s) for the running manual compaction, which {@link RocksPartition#abortBackgroundWork()} has told to
+     * stop. Past the bound close goes on, but a partition's close still waits for a compaction running on it (which
+     * holds the partition's lifecycle lock), so its DB is never closed under it.
+     */
     private static void awaitQuietly(ExecutorService pool, String what) {
         try {
-            if (!pool.awaitTermination(10, TimeUnit.MINUTES)) {
-                log.warn("{} did not finish within 10 minutes; closing anyway", what);
+            if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                log.warn("{} did not stop within 60 s of being aborted; closing anyway", what);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

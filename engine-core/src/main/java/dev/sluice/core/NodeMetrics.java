@@ -76,6 +76,13 @@ final class NodeMetrics implements AutoCloseable {
                 latest,
                 LsmSnapshot::writeAmplification);
         gauge("sluice.sst.bytes", "Total SST bytes", partition, latest, LsmSnapshot::totalSstBytes);
+        gauge(
+                "sluice.health",
+                "Background-error state: 0 healthy, 1 background error (writes accepted), 2 writes stopped"
+                        + " (see Partition.health(), Partition.resume())",
+                partition,
+                latest,
+                s -> s.health().level());
         meters.add(FunctionCounter.builder(
                         "sluice.stall.micros", sampler, sm -> orZero(sm::latest, s -> s.stallMicros()))
                 .description("Cumulative microseconds writers were stalled")

@@ -1,6 +1,7 @@
 package dev.sluice.core;
 
 import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.PartitionHealth;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * throws {@link OverloadedException} (or {@link QuotaExceededException}), and the async variants complete exceptionally
  * with it instead. Async variants never block the calling thread: the request waits for admission without a thread and
  * then runs on the node's I/O pool.
+ *
+ * <p>Async variants copy the caller's arrays at the call, so a caller may reuse its buffers as soon as the call returns.
  *
  * <p>Thread-safety: all methods may be called concurrently from any number of threads.
  */
@@ -68,4 +71,20 @@ public interface Partition {
 
     /** The latest snapshot the control plane took of this partition (sampled now if none was taken yet). */
     LsmSnapshot snapshot();
+
+    /**
+     * The partition's health now: the background error RocksDB reported (a failed flush, compaction or WAL write) and
+     * not yet recovered from, whether it stopped writes, whether {@link #resume()} can clear it and whether RocksDB is
+     * retrying on its own. While writes are stopped every write fails at once with {@link SluiceException} naming the
+     * error (before admission); reads work.
+     */
+    PartitionHealth health();
+
+    /**
+     * Clears a background error once its cause is fixed: reopens the partition's RocksDB instance (replaying its WAL,
+     * so every acknowledged write is kept) after the requests running now finish; open scans are closed (using one
+     * afterwards throws {@link IllegalStateException}). A no-op when healthy. Throws {@link SluiceException} when the
+     * reopen fails (the partition then refuses requests until a later {@code resume()} succeeds).
+     */
+    PartitionHealth resume();
 }

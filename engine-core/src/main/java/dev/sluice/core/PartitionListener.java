@@ -3,6 +3,7 @@ package dev.sluice.core;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.BackgroundErrorReason;
 import org.rocksdb.CompactionJobInfo;
@@ -15,8 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * RocksDB event listener of one partition: counts flushes and compactions, remembers the last background error, and tells the Env each new table file's level before the file is written (flush → L0,
- * compaction → the job's output level), which is what lets the priority Env classify compaction I/O by level.
+ * RocksDB event listener of one partition: counts flushes and compactions, remembers the background error RocksDB
+ * reported until it is cleared (by {@link RocksPartition#resume()} or RocksDB's own recovery) and counts error-recovery
+ * attempts (read by {@link RocksPartition#health()}), and tells the Env each new table file's level before the file is
+ * written (flush → L0, compaction → the job's output level), which is what lets the priority Env classify compaction I/O
+ * by level.
  *
  * <p>Callbacks run on RocksDB's threads; every field is thread-safe.
  */
@@ -31,7 +35,16 @@ final class PartitionListener extends AbstractEventListener {
     private final String partition;
     private final FileLevelSink sink;
     private final Map<Integer, Integer> outputLevelByJob = new ConcurrentHashMap<>();
-    private volatile String lastBackgroundError;
+    /** A background error as RocksDB reported it; {@code recoveriesEndedBefore}: recoveries ended before it came. */
+    record BackgroundError(String text, boolean corruption, long recoveriesEndedBefore) {}
+
+    private final AtomicReference<BackgroundError> backgroundError = new AtomicReference<>();
+    final AtomicLong backgroundErrors = new AtomicLong();
+    /** OnErrorRecoveryBegin calls (RocksDB's automatic recovery, e.g. from out-of-space). */
+    final AtomicLong recoveriesBegun = new AtomicLong();
+    /** OnErrorRecoveryCompleted calls: RocksDB ended a recovery attempt, successful or not. */
+    final AtomicLong recoveriesEnded = new AtomicLong();
+
     final AtomicLong flushesStarted = new AtomicLong();
     final AtomicLong flushesCompleted = new AtomicLong();
     final AtomicLong compactionsStarted = new AtomicLong();
@@ -44,13 +57,23 @@ final class PartitionListener extends AbstractEventListener {
                 EnabledEventCallback.ON_COMPACTION_BEGIN,
                 EnabledEventCallback.ON_COMPACTION_COMPLETED,
                 EnabledEventCallback.ON_TABLE_FILE_CREATION_STARTED,
-                EnabledEventCallback.ON_BACKGROUND_ERROR);
+                EnabledEventCallback.ON_BACKGROUND_ERROR,
+                EnabledEventCallback.ON_ERROR_RECOVERY_BEGIN,
+                EnabledEventCallback.ON_ERROR_RECOVERY_COMPLETED);
         this.partition = partition;
         this.sink = sink;
     }
 
-    String lastBackgroundError() {
-        return lastBackgroundError;
+    /** The background error not yet cleared, or null. */
+    BackgroundError backgroundError() {
+        return backgroundError.get();
+    }
+
+    /** Clears {@code seen} unless a newer error replaced it meanwhile. */
+    void clearBackgroundError(BackgroundError seen) {
+        if (seen != null) {
+            backgroundError.compareAndSet(seen, null);
+        }
     }
 
     @Override
@@ -101,8 +124,25 @@ final class PartitionListener extends AbstractEventListener {
     @Override
     public void onBackgroundError(BackgroundErrorReason reason, Status status) {
         String msg = reason + ": " + (status == null ? "?" : status.getCodeString() + " " + status.getState());
-        lastBackgroundError = msg;
+        boolean corruption = status != null && status.getCode() == Status.Code.Corruption;
+        backgroundErrors.incrementAndGet();
+        backgroundError.set(new BackgroundError(msg, corruption, recoveriesEnded.get()));
         log.error("partition '{}': RocksDB background error {}", partition, msg);
+    }
+
+    /** RocksDB starts recovering on its own; returning true keeps its decision to do so. */
+    @Override
+    public boolean onErrorRecoveryBegin(BackgroundErrorReason reason, Status status) {
+        recoveriesBegun.incrementAndGet();
+        log.warn("partition '{}': RocksDB is recovering from {} on its own", partition, reason);
+        return true;
+    }
+
+    /** Called when a recovery attempt ends, whether it succeeded or not (RocksDB 9.10 passes the old error). */
+    @Override
+    public void onErrorRecoveryCompleted(Status oldError) {
+        recoveriesEnded.incrementAndGet();
+        log.info("partition '{}': RocksDB ended a recovery attempt", partition);
     }
 
     /** 123 from ".../000123.sst"; -1 if the name is not a table file. */

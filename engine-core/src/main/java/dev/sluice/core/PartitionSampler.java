@@ -31,8 +31,8 @@ import org.rocksdb.TickerType;
 /**
  * Builds a partition's {@link LsmSnapshot} from RocksDB properties (the stall state included: {@code
  * is-write-stopped} and {@code actual-delayed-write-rate}), column-family metadata, current mutable options,
- * Statistics, the partition's own op counters, the admission gate and, when present, the priority
- * Env's per-class I/O counters. Also pushes the full file → level map to the Env.
+ * Statistics, the partition's own op counters, the admission gate, its health (background error) and, when present,
+ * the priority Env's per-class I/O counters. Also pushes the full file → level map to the Env.
  *
  * <p>Cost: a handful of JNI property reads plus one metadata copy (proportional to the number of SST files); well under
  * a millisecond for a few hundred files, run once per tick. Thread-safety: {@link #sample} is synchronized (the tick
@@ -206,7 +206,8 @@ final class PartitionSampler {
                     gate.rate(),
                     gate.queued(),
                     merges.progress(),
-                    merges.intraL0Bytes());
+                    merges.intraL0Bytes(),
+                    partition.healthLocked());
             if (record) {
                 previous = s;
             }

@@ -57,11 +57,15 @@ final class RocksActuators implements Actuators {
     }
 
     private void setCf(String partition, MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder b, String what) {
+        RocksPartition p = p(partition);
+        p.enter(); // Partition.resume() may replace the DB
         try {
-            p(partition).db().setOptions(b.build());
+            p.db().setOptions(b.build());
         } catch (RocksDBException e) {
             throw new ActionFailure(
                     "partition '" + partition + "': RocksDB refused " + what + ": " + RocksPartition.describe(e));
+        } finally {
+            p.exit();
         }
     }
 
@@ -88,6 +92,7 @@ final class RocksActuators implements Actuators {
     public void setMaxBackgroundJobs(String partition, int jobs) {
         positive("max_background_jobs", jobs);
         RocksPartition p = p(partition);
+        p.enter(); // Partition.resume() may replace the DB
         try {
             p.db().setDBOptions(MutableDBOptions.builder()
                     .setMaxBackgroundJobs(jobs)
@@ -96,6 +101,8 @@ final class RocksActuators implements Actuators {
         } catch (RocksDBException e) {
             throw new ActionFailure("partition '" + partition + "': RocksDB refused max_background_jobs=" + jobs + ": "
                     + RocksPartition.describe(e));
+        } finally {
+            p.exit();
         }
     }
 

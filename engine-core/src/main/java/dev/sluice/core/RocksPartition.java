@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.sensor.PartitionHealth;
 import dev.sluice.core.spi.AdmissionGate;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +27,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.Statistics;
+import org.rocksdb.Status;
+import org.rocksdb.TickerType;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.LoggerFactory;
@@ -40,11 +43,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Close order</b> (RocksDB requires it): iterators → DB → options (with its statistics, listener, limiter) →
  * the node closes the shared cache and Env after every partition.
+ *
+ * <p><b>Background errors.</b> When RocksDB reports one (a failed flush, compaction or WAL write) it may stop writes;
+ * {@link #health()} says so (a no-op probe write, see {@link #writesStopped}), and writes then fail at once with a
+ * {@link SluiceException} before taking an admission token. {@link #resume()} reopens the DB (rocksdbjni 9.10 has no
+ * {@code DB::Resume}); the reopen replays the WAL, so every acknowledged write is kept.
  */
 final class RocksPartition implements Partition {
     private final String name;
     private final Path dir;
-    private final RocksDB db;
+    /** Replaced only by {@link #resume()}, under the lifecycle write lock; null while a failed reopen left it closed. */
+    private volatile RocksDB db;
+    /** Why the DB is not open after a failed {@link #resume()}; null otherwise. */
+    private volatile String unavailable;
+
     private final Options options;
     private final Statistics statistics;
     private final PartitionListener listener;
@@ -134,6 +146,7 @@ final class RocksPartition implements Partition {
         return dir;
     }
 
+    /** The open DB; call between {@link #enter()} and {@link #exit()} ({@link #resume()} may replace it otherwise). */
     RocksDB db() {
         return db;
     }
@@ -256,18 +269,31 @@ final class RocksPartition implements Partition {
         closing = true;
     }
 
+    /**
+     * Refuses requests once the node started closing, except admitted async requests (on the pool thread, {@link
+     * #ADMITTED}): the node lets those finish before it closes the partition.
+     */
     private void checkOpen() {
-        if (closed || closing) {
+        if (closed || closing && !ADMITTED.get()) {
             throw new IllegalStateException("partition '" + name + "' is closed");
         }
     }
 
-    /** Takes the lifecycle read lock; throws if the partition is closed. Pair with {@link #exit()}. */
+    /**
+     * Takes the lifecycle read lock; throws if the partition is closed, or unavailable after a failed {@link
+     * #resume()}. Pair with {@link #exit()}.
+     */
     void enter() {
         lifecycle.readLock().lock();
         if (closed) {
             lifecycle.readLock().unlock();
             throw new IllegalStateException("partition '" + name + "' is closed");
+        }
+        String why = unavailable;
+        if (why != null) {
+            lifecycle.readLock().unlock();
+            throw new SluiceException("partition '" + name + "' is unavailable: resume() could not reopen it (" + why
+                    + "); fix the cause and call resume() again");
         }
     }
 
@@ -276,7 +302,15 @@ final class RocksPartition implements Partition {
     }
 
     private SluiceException fail(String what, RocksDBException e) {
-        return new SluiceException("partition '" + name + "': " + what + " failed: " + describe(e), e);
+        suspect = true; // the next write checks health() first
+        PartitionListener.BackgroundError bg = listener.backgroundError();
+        return new SluiceException(
+                "partition '" + name + "': " + what + " failed: " + describe(e)
+                        + (bg == null
+                                ? ""
+                                : " (background error " + bg.text() + "; see Partition.health(), and call"
+                                        + " Partition.resume() once the cause is fixed)"),
+                e);
     }
 
     static String describe(RocksDBException e) {
@@ -353,6 +387,7 @@ final class RocksPartition implements Partition {
         Limits.checkValue(value, config.maxValueBytes());
         Limits.requireNonNull(mode, "mode");
         checkOpen();
+        checkWritable("put");
         long start = System.nanoTime();
         admit(RequestKind.WRITE, key.length + value.length);
         enter();
@@ -373,6 +408,7 @@ final class RocksPartition implements Partition {
         Limits.checkKey(key, config.maxKeyBytes());
         Limits.requireNonNull(mode, "mode");
         checkOpen();
+        checkWritable("delete");
         long start = System.nanoTime();
         admit(RequestKind.WRITE, key.length);
         enter();
@@ -402,6 +438,7 @@ final class RocksPartition implements Partition {
         if (batch.isEmpty()) {
             return;
         }
+        checkWritable("write(batch of " + batch.size() + ")");
         long start = System.nanoTime();
         admit(RequestKind.WRITE, batch.bytes());
         enter();
@@ -479,7 +516,8 @@ final class RocksPartition implements Partition {
     @Override
     public CompletableFuture<byte[]> getAsync(byte[] key) {
         Limits.checkKey(key, config.maxKeyBytes());
-        return async(RequestKind.READ, key.length, () -> withoutGate(() -> get(key)));
+        byte[] k = key.clone(); // the task runs later on a pool thread: the caller may reuse its array at once
+        return async(RequestKind.READ, k.length, () -> withoutGate(() -> get(k)));
     }
 
     @Override
@@ -490,7 +528,10 @@ final class RocksPartition implements Partition {
             Limits.checkKey(k, config.maxKeyBytes());
             bytes += k.length;
         }
-        List<byte[]> copy = List.copyOf(keys);
+        List<byte[]> copy = new ArrayList<>(keys.size());
+        for (byte[] k : keys) {
+            copy.add(k.clone()); // the list and every array: the caller may reuse them once this returns
+        }
         return async(RequestKind.READ, bytes, () -> withoutGate(() -> multiGet(copy)));
     }
 
@@ -500,6 +541,10 @@ final class RocksPartition implements Partition {
         Limits.checkValue(value, config.maxValueBytes());
         Limits.requireNonNull(mode, "mode");
         byte[] k = key.clone(), v = value.clone(); // the caller may reuse its arrays once this returns
+        CompletableFuture<Void> refused = refuseIfStopped("putAsync");
+        if (refused != null) {
+            return refused;
+        }
         return async(
                 RequestKind.WRITE,
                 key.length + value.length,
@@ -513,11 +558,16 @@ final class RocksPartition implements Partition {
     public CompletableFuture<Void> deleteAsync(byte[] key, WriteMode mode) {
         Limits.checkKey(key, config.maxKeyBytes());
         Limits.requireNonNull(mode, "mode");
+        byte[] k = key.clone(); // the caller may reuse its array once this returns
+        CompletableFuture<Void> refused = refuseIfStopped("deleteAsync");
+        if (refused != null) {
+            return refused;
+        }
         return async(
                 RequestKind.WRITE,
-                key.length,
+                k.length,
                 () -> withoutGate(() -> {
-                    delete(key, mode);
+                    delete(k, mode);
                     return null;
                 }));
     }
@@ -536,6 +586,12 @@ final class RocksPartition implements Partition {
                 copy.put(op.key(), op.value());
             }
         }
+        if (!copy.isEmpty()) {
+            CompletableFuture<Void> refused = refuseIfStopped("writeAsync");
+            if (refused != null) {
+                return refused;
+            }
+        }
         return async(
                 RequestKind.WRITE,
                 copy.bytes(),
@@ -547,7 +603,7 @@ final class RocksPartition implements Partition {
 
     @Override
     public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
-        Limits.requireNonNull(range, "range");
+        Limits.requireNonNull(range, "range"); // immutable: KeyRange copied the caller's bounds
         return async(RequestKind.SCAN, 0, () -> withoutGate(() -> scan(range, limit)));
     }
 
@@ -568,6 +624,164 @@ final class RocksPartition implements Partition {
         return snapshotSupplier.get();
     }
 
+    // ---- health ----
+
+    @Override
+    public PartitionHealth health() {
+        checkOpen();
+        enter();
+        try {
+            return healthLocked();
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Set when something suggests a background error (a request failed in RocksDB, the listener or RocksDB's error
+     * counter reported one); cleared when the partition is found healthy. While it is false writes skip every check.
+     */
+    private volatile boolean suspect;
+    /** RocksDB's ERROR_HANDLER_BG_ERROR_COUNT when the partition was last found healthy. */
+    private volatile long errorsAcknowledged;
+
+    /**
+     * Health under the lifecycle read lock (the sampler calls this each tick).
+     *
+     * <p>Sources: the listener's OnBackgroundError (the reason and text), RocksDB's error counter (Statistics
+     * ERROR_HANDLER_BG_ERROR_COUNT: rocksdbjni 9.10 cannot deliver OnBackgroundError for the reasons its Java enum
+     * lacks — kFlushNoWAL, kManifestWrite, kManifestWriteNoWAL — so the counter is what catches those) and a probe
+     * write (see {@link #probeWrites}), whose error is RocksDB's background error itself. RocksDB retries retryable
+     * I/O errors on its own (ERROR_HANDLER_AUTORESUME_COUNT counts the attempts it started, OnErrorRecoveryBegin
+     * announces the others); each attempt ends with OnErrorRecoveryCompleted, called whether or not it succeeded, so
+     * success is read from the DB: writes flow again.
+     */
+    PartitionHealth healthLocked() {
+        PartitionListener.BackgroundError bg = listener.backgroundError();
+        long counted = statistics.getTickerCount(TickerType.ERROR_HANDLER_BG_ERROR_COUNT);
+        long count = Math.max(listener.backgroundErrors.get(), counted);
+        if (bg == null && counted <= errorsAcknowledged) {
+            suspect = false;
+            return count == 0 ? PartitionHealth.OK : new PartitionHealth(null, false, true, false, count);
+        }
+        suspect = true;
+        long started =
+                statistics.getTickerCount(TickerType.ERROR_HANDLER_AUTORESUME_COUNT) + listener.recoveriesBegun.get();
+        long ended = listener.recoveriesEnded.get();
+        boolean recovering = started > ended;
+        String probe = probeWrites();
+        boolean stopped = probe != null;
+        if (!stopped && !recovering && (bg == null || ended > bg.recoveriesEndedBefore())) {
+            listener.clearBackgroundError(bg); // RocksDB recovered on its own (or the error never stopped writes)
+            errorsAcknowledged = counted;
+            suspect = false;
+            return new PartitionHealth(null, false, true, false, count);
+        }
+        String text = bg != null ? bg.text() : stopped ? probe : "background error #" + counted + " (no detail)";
+        return new PartitionHealth(text, stopped, bg == null || !bg.corruption(), recovering, count);
+    }
+
+    /**
+     * Whether RocksDB refuses writes because of a background error: a write of an empty batch without WAL and without
+     * waiting on a stall changes nothing, and fails exactly when the DB is stopped, with the background error as its
+     * status. Returns that error's text, or null when writes flow. A write stall (Incomplete) is not a stop.
+     */
+    private String probeWrites() {
+        try (WriteOptions probe = new WriteOptions().setDisableWAL(true).setNoSlowdown(true);
+                WriteBatch empty = new WriteBatch()) {
+            db.write(probe, empty);
+            return null;
+        } catch (RocksDBException e) {
+            return e.getStatus() != null && e.getStatus().getCode() == Status.Code.Incomplete ? null : describe(e);
+        }
+    }
+
+    /** Throws, before admission, when a background error stopped writes. No cost while nothing is suspected. */
+    private void checkWritable(String what) {
+        if (!suspect && listener.backgroundError() == null || ADMITTED.get()) {
+            return; // an admitted async write was checked at its call; if RocksDB stopped since, its write fails
+        }
+        PartitionHealth h = health();
+        if (h.writesStopped()) {
+            throw stopped(what, h);
+        }
+    }
+
+    private CompletableFuture<Void> refuseIfStopped(String what) {
+        checkOpen();
+        try {
+            checkWritable(what);
+            return null;
+        } catch (SluiceException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private SluiceException stopped(String what, PartitionHealth h) {
+        return new SluiceException("partition '" + name + "': " + what + " refused: RocksDB stopped writes after a"
+                + " background error (" + h.backgroundError() + "). Reads still work and acknowledged writes are kept."
+                + (h.autoRecovering()
+                        ? " RocksDB is retrying on its own; writes resume if it succeeds, or call Partition.resume()."
+                        : h.recoverable()
+                                ? " Fix the cause, then call Partition.resume()."
+                                : " The error is not recoverable (corruption): restore the partition from a backup."));
+    }
+
+    /**
+     * Clears a background error by reopening the DB (rocksdbjni 9.10 has no {@code DB::Resume}): waits for running
+     * requests, closes open scans (using one afterwards throws), closes the DB and opens it again with the same options;
+     * the reopen replays the WAL, so every acknowledged write is kept. Options changed at run time (by controllers)
+     * return to the profile's values until a controller sets them again. A no-op when the partition is healthy.
+     */
+    @Override
+    public PartitionHealth resume() {
+        checkOpen();
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("partition '" + name + "' is closed");
+            }
+            PartitionHealth before = unavailable == null ? healthLocked() : null;
+            if (before != null && before.ok()) {
+                return before;
+            }
+            org.slf4j.Logger log = LoggerFactory.getLogger(RocksPartition.class);
+            log.warn(
+                    "partition '{}': reopening to clear {}",
+                    name,
+                    before == null ? "a failed reopen (" + unavailable + ")" : before.backgroundError());
+            for (Scan sc : List.copyOf(openScans)) {
+                sc.closeBecause("resume() reopened the partition");
+            }
+            if (db != null) {
+                db.cancelAllBackgroundWork(true);
+                try {
+                    db.closeE(); // no WAL sync: a stopped DB refuses it; the reopen replays what the WAL holds
+                } catch (RocksDBException e) {
+                    log.warn("partition '{}': close before reopen reported {}", name, describe(e));
+                }
+                db = null;
+            }
+            try {
+                db = RocksDB.open(options, dir.toString());
+            } catch (RocksDBException e) {
+                unavailable = describe(e);
+                throw new SluiceException(
+                        "partition '" + name + "': resume() could not reopen " + dir + ": " + describe(e)
+                                + "; fix the cause and call resume() again",
+                        e);
+            }
+            unavailable = null;
+            listener.clearBackgroundError(listener.backgroundError());
+            errorsAcknowledged = statistics.getTickerCount(TickerType.ERROR_HANDLER_BG_ERROR_COUNT);
+            suspect = false;
+            maxBackgroundJobs = options.maxBackgroundJobs();
+            return healthLocked();
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
     // ---- scans ----
 
     /** A cursor over a RocksIterator; closed by the user or, at the latest, before the DB. */
@@ -578,6 +792,8 @@ final class RocksPartition implements Partition {
         private final RocksIterator it;
         private KeyValue next;
         private boolean done;
+        /** Why it was closed ("closed"/the reason), or null while open. */
+        private volatile String closedWhy;
 
         Scan(KeyRange range) {
             this.range = range;
@@ -635,15 +851,25 @@ final class RocksPartition implements Partition {
             next = new KeyValue(k, it.value());
         }
 
+        private void checkNotClosed() {
+            String why = closedWhy;
+            if (why != null) {
+                throw new IllegalStateException("scan of partition '" + name + "' is closed (" + why
+                        + "); its results end here, not at the end of the range");
+            }
+        }
+
         @Override
         public boolean hasNext() {
+            checkNotClosed();
             return !done;
         }
 
         @Override
         public KeyValue next() {
+            checkNotClosed();
             if (done) {
-                throw new java.util.NoSuchElementException();
+                throw new java.util.NoSuchElementException("scan of partition '" + name + "' has no more entries");
             }
             enter();
             try {
@@ -661,9 +887,14 @@ final class RocksPartition implements Partition {
         /** Under the lifecycle read lock, so a user's close never races the DB's close (the closer holds the write lock). */
         @Override
         public void close() {
+            closeBecause("closed by its caller");
+        }
+
+        void closeBecause(String why) {
             lifecycle.readLock().lock();
             try {
                 if (openScans.remove(this)) {
+                    closedWhy = why;
                     done = true;
                     it.close();
                     ro.close();
@@ -689,21 +920,11 @@ final class RocksPartition implements Partition {
             closed = true;
             gate.close();
             for (Scan s : List.copyOf(openScans)) {
-                s.close();
+                s.closeBecause("the node closed it");
             }
-            try {
-                db.cancelAllBackgroundWork(true);
-                db.syncWal();
-            } catch (RocksDBException e) {
-                // Acknowledged writes are in the WAL already (in the page cache at least); say so rather than hide it.
-                LoggerFactory.getLogger(RocksPartition.class)
-                        .warn("partition '{}': WAL sync at close failed: {}", name, describe(e));
-            }
-            try {
-                db.closeE();
-            } catch (RocksDBException e) {
-                LoggerFactory.getLogger(RocksPartition.class)
-                        .warn("partition '{}': close reported {}", name, describe(e));
+            RocksDB db = this.db;
+            if (db != null) {
+                closeDb(db);
             }
             readOptions.close();
             syncWrite.close();
@@ -714,6 +935,42 @@ final class RocksPartition implements Partition {
             compactionLimiter.close();
         } finally {
             lifecycle.writeLock().unlock();
+        }
+    }
+
+    private void closeDb(RocksDB db) {
+        try {
+            db.cancelAllBackgroundWork(true);
+            db.syncWal();
+        } catch (RocksDBException e) {
+            // Acknowledged writes are in the WAL already (in the page cache at least); say so rather than hide it.
+            LoggerFactory.getLogger(RocksPartition.class)
+                    .warn("partition '{}': WAL sync at close failed: {}", name, describe(e));
+        }
+        try {
+            db.closeE();
+        } catch (RocksDBException e) {
+            LoggerFactory.getLogger(RocksPartition.class).warn("partition '{}': close reported {}", name, describe(e));
+        }
+    }
+
+    /**
+     * Aborts a running manual compaction ({@code compactFiles}) at close: RocksDB's shutdown flag, which the compaction
+     * checks between keys, ends it with ShutdownInProgress within about one I/O (rocksdbjni 9.10 has no {@code
+     * DisableManualCompaction}; {@code CancelAllBackgroundWork(false)} sets that flag without waiting). Also stops
+     * scheduling flushes and compactions, so the node calls this only after admitted async requests finished; the DB
+     * closes next.
+     */
+    void abortBackgroundWork() {
+        try {
+            enter();
+        } catch (RuntimeException e) {
+            return; // closed or unavailable: nothing runs
+        }
+        try {
+            db.cancelAllBackgroundWork(false);
+        } finally {
+            exit();
         }
     }
 

@@ -10,12 +10,14 @@ import java.util.List;
  * An open Sluice store: a set of named partitions sharing one block cache, one Env (the priority Env by default on
  * linux-x86_64) and RocksDB's background thread pools, plus the control plane that tunes them.
  *
- * <p>{@link #close()} is idempotent. From its first instant new requests fail with {@link IllegalStateException}; it
- * stops the control plane, drops queued manual compactions (a running one is waited for), lets admitted async requests
- * finish for up to 60 s and fails any still queued after that (or when the closing thread is interrupted) with
- * IllegalStateException — no future is left pending; then closes every partition (open scans, DB, options), the shared
- * cache and the Env — the order RocksDB requires. After close every method except {@link #config()}, {@link
- * #meterRegistry()} and {@link #priorityEnv()} throws {@link IllegalStateException}.
+ * <p>{@link #close()} is idempotent. From its first instant new requests fail with {@link IllegalStateException}, while
+ * async requests already admitted (queued for or running on the async pool) still run and succeed; it stops the control
+ * plane, drops queued manual compactions, lets admitted async requests finish for up to 60 s and fails any still queued
+ * after that (or when the closing thread is interrupted) with IllegalStateException — no future is left pending; then
+ * aborts a running manual compaction (it ends within about one I/O; its input files stay, nothing is lost) and closes
+ * every partition (open scans — using one afterwards throws IllegalStateException —, DB, options), the shared cache and
+ * the Env — the order RocksDB requires. After close every method except {@link #config()}, {@link #meterRegistry()} and
+ * {@link #priorityEnv()} throws {@link IllegalStateException}.
  */
 public interface SluiceNode extends AutoCloseable {
     SluiceConfig config();

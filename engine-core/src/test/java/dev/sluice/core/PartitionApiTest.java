@@ -152,12 +152,63 @@ class PartitionApiTest {
     }
 
     @Test
-    void openScanIsClosedWithTheNode() {
+    void aScanTheNodeClosedSaysSoInsteadOfLookingExhausted() {
         p.put(b("a"), b("1"));
+        p.put(b("b"), b("2"));
         ScanIterator it = p.scan(KeyRange.all());
+        assertThat(it.next().key()).isEqualTo(b("a"));
         node.close();
-        assertThat(it.hasNext()).isFalse();
-        it.close();
+        assertThatThrownBy(it::hasNext)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("partition 'default'")
+                .hasMessageContaining("closed");
+        assertThatThrownBy(it::next)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("partition 'default'")
+                .hasMessageContaining("closed");
+        it.close(); // closing again is harmless
+    }
+
+    @Test
+    void usingAScanAfterClosingItThrowsAndAnExhaustedOneKeepsTheIteratorContract() {
+        p.put(b("a"), b("1"));
+        ScanIterator closed = p.scan(KeyRange.all());
+        closed.close();
+        assertThatThrownBy(closed::hasNext)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("scan of partition 'default' is closed");
+        assertThatThrownBy(closed::next)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("scan of partition 'default' is closed");
+        try (ScanIterator it = p.scan(KeyRange.all())) {
+            assertThat(it.next().key()).isEqualTo(b("a"));
+            assertThat(it.hasNext()).isFalse();
+            assertThat(it.hasNext()).isFalse();
+            assertThatThrownBy(it::next)
+                    .isInstanceOf(java.util.NoSuchElementException.class)
+                    .hasMessageContaining("no more entries");
+        }
+    }
+
+    @Test
+    void aHealthyPartitionSaysSoAndResumeIsANoOp() {
+        p.put(b("a"), b("1"));
+        assertThat(p.health()).isEqualTo(dev.sluice.core.sensor.PartitionHealth.OK);
+        assertThat(node.sample().partition("default").health().ok()).isTrue();
+        try (ScanIterator it = p.scan(KeyRange.all())) {
+            assertThat(p.resume()).isEqualTo(dev.sluice.core.sensor.PartitionHealth.OK);
+            assertThat(it.next().key()).as("a no-op resume leaves scans open").isEqualTo(b("a"));
+        }
+        node.controlPlane().tickOnce();
+        assertThat(node.meterRegistry()
+                        .get("sluice.health")
+                        .tag("partition", "default")
+                        .gauge()
+                        .value())
+                .isZero();
+        node.close();
+        assertThatThrownBy(p::health).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(p::resume).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

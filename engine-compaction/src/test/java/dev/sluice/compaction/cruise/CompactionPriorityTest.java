@@ -70,7 +70,8 @@ class CompactionPriorityTest {
                 Double.POSITIVE_INFINITY,
                 0,
                 -1,
-                0);
+                0,
+                dev.sluice.core.sensor.PartitionHealth.OK);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

@@ -43,6 +43,7 @@ import java.util.List;
  *     runs or the progress is unknown
  * @param intraL0MergeBytes input bytes of the running intra-L0 compactions (L0 files merged into one L0 file, which
  *     RocksDB runs when the base level is busy): their output stays in L0, so they drain nothing; 0 when none runs
+ * @param health the partition's background-error state when sampled ({@link PartitionHealth#OK} when healthy)
  */
 public record LsmSnapshot(
         String partition,
@@ -77,10 +78,14 @@ public record LsmSnapshot(
         double admissionRate,
         int admissionQueued,
         double l0MergeProgress,
-        long intraL0MergeBytes) {
+        long intraL0MergeBytes,
+        PartitionHealth health) {
 
     public LsmSnapshot {
         levels = List.copyOf(levels);
+        if (health == null) {
+            health = PartitionHealth.OK;
+        }
     }
 
     /** Memory-buffer watermark in [0, 1+]: memtableBytes / memtableBudgetBytes (CruiseDB's y_k). */

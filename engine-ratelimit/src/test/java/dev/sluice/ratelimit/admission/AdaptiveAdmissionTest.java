@@ -95,7 +95,8 @@ class AdaptiveAdmissionTest {
                 Double.POSITIVE_INFINITY,
                 0,
                 l0MergeProgress,
-                intraL0MergeBytes);
+                intraL0MergeBytes,
+                dev.sluice.core.sensor.PartitionHealth.OK);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

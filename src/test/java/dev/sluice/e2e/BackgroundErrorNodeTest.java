@@ -1,0 +1,263 @@
+package dev.sluice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.sluice.core.Partition;
+import dev.sluice.core.Sluice;
+import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.SluiceException;
+import dev.sluice.core.SluiceNode;
+import dev.sluice.core.WriteMode;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.PartitionHealth;
+import dev.sluice.ratelimit.env.FaultRule;
+import dev.sluice.ratelimit.env.PriorityEnv;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * RocksDB background errors, injected by the priority Env (EIO on flush writes, compaction writes, WAL syncs), reach the
+ * caller with a clear error and show in {@code health()}, the snapshot and the {@code sluice.health} gauge; writes to a
+ * stopped partition fail at once without an admission token; {@code resume()} brings writes back once the fault is
+ * gone, and every acknowledged write is there, also after a reopen.
+ */
+class BackgroundErrorNodeTest {
+    @TempDir
+    Path dir;
+
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final List<Integer> acked = new ArrayList<>();
+
+    private SluiceConfig.Builder cfg(String partition) {
+        return SluiceConfig.builder(dir)
+                .partitions(partition)
+                .env("priority")
+                .controls("test-hooks")
+                .tickPeriod(Duration.ofSeconds(60)); // the test ticks by hand
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key-%08d", i).getBytes();
+    }
+
+    private static byte[] value(int i) {
+        byte[] v = new byte[200];
+        new Random(i).nextBytes(v);
+        return v;
+    }
+
+    private void write(Partition p, int from, int to) {
+        for (int i = from; i < to; i++) {
+            p.put(key(i), value(i), WriteMode.SYNC);
+            acked.add(i);
+        }
+    }
+
+    private void assertAllAcknowledged(Partition p) {
+        for (int i : acked) {
+            assertThat(p.get(key(i))).as("acknowledged key %d", i).isEqualTo(value(i));
+        }
+    }
+
+    private double gauge(String partition) {
+        return registry.get("sluice.health").tag("partition", partition).gauge().value();
+    }
+
+    /** The stopped partition refuses a put, a delete, a batch and an async put at once, taking no admission token. */
+    private void assertWritesRefusedWithoutAToken(SluiceNode node, String name, String faultText) {
+        Partition p = node.partition(name);
+        NodeHooks.CountingGate gate = NodeHooks.GATES.get(name);
+        long tokens = gate.writeTokens.get();
+        assertThatThrownBy(() -> p.put(key(999_999), value(1)))
+                .isInstanceOf(SluiceException.class)
+                .hasMessageContaining("partition '" + name + "'")
+                .hasMessageContaining(faultText)
+                .hasMessageContaining("resume()");
+        assertThatThrownBy(() -> p.delete(key(1))).isInstanceOf(SluiceException.class);
+        assertThatThrownBy(() -> p.write(new dev.sluice.core.Batch().put(key(999_998), value(2))))
+                .isInstanceOf(SluiceException.class);
+        assertThatThrownBy(() ->
+                        p.putAsync(key(999_997), value(3), WriteMode.DEFAULT).join())
+                .isInstanceOf(CompletionException.class)
+                .hasCauseInstanceOf(SluiceException.class)
+                .hasMessageContaining("resume()");
+        assertThat(gate.writeTokens.get()).as("no admission token taken").isEqualTo(tokens);
+        assertThat(p.get(key(acked.get(0)))).as("reads still work").isEqualTo(value(acked.get(0)));
+    }
+
+    private void resumeAndCheck(SluiceNode node, String name) {
+        Partition p = node.partition(name);
+        PartitionHealth after = p.resume();
+        assertThat(after.ok()).as("healthy after resume: %s", after).isTrue();
+        assertThat(after.writesStopped()).isFalse();
+        assertThat(after.backgroundErrors()).isPositive();
+        write(p, 10_000, 10_300);
+        p.flush();
+        assertAllAcknowledged(p);
+        node.controlPlane().tickOnce();
+        assertThat(node.latestSnapshot().partition(name).health().ok()).isTrue();
+        assertThat(gauge(name)).isZero();
+    }
+
+    private void reopenAndCheck(String name) {
+        try (SluiceNode again = Sluice.open(cfg(name).controls(List.of()).build())) {
+            Partition p = again.partition(name);
+            assertThat(p.health().ok()).isTrue();
+            assertAllAcknowledged(p);
+        }
+    }
+
+    @Test
+    void aFailedFlushStopsWritesVisiblyAndResumeBringsThemBack() {
+        String name = "flush-eio";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            assertThat(p.health()).isEqualTo(PartitionHealth.OK);
+            write(p, 0, 1000);
+            int rule = env.faults().inject(FaultRule.eio(Set.of(IoClass.FLUSH), Set.of(FaultRule.Op.WRITE)));
+            assertThatThrownBy(p::flush)
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("partition '" + name + "'")
+                    .hasMessageContaining("sluice fault injection");
+            PartitionHealth h = p.health();
+            assertThat(h.ok()).isFalse();
+            assertThat(h.backgroundError()).contains("FLUSH").contains("sluice fault injection");
+            assertThat(h.writesStopped()).isTrue();
+            assertThat(h.recoverable()).isTrue();
+            node.controlPlane().tickOnce();
+            assertThat(node.latestSnapshot().partition(name).health().writesStopped())
+                    .isTrue();
+            assertThat(p.snapshot().health().backgroundError()).contains("sluice fault injection");
+            assertThat(gauge(name)).isEqualTo(2);
+            assertWritesRefusedWithoutAToken(node, name, "sluice fault injection");
+            assertThat(env.faults().remove(rule)).isTrue();
+            resumeAndCheck(node, name);
+        }
+        reopenAndCheck(name);
+    }
+
+    @Test
+    void aFailedCompactionIsReportedAndWritesFollowWhatRocksDbDecided() {
+        String name = "compaction-eio";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            int rule = env.faults()
+                    .inject(FaultRule.eio(
+                                    EnumSet.of(IoClass.COMPACTION_L0, IoClass.COMPACTION_HIGH, IoClass.COMPACTION_DEEP),
+                                    Set.of(FaultRule.Op.WRITE))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.SST)));
+            for (int f = 0; f < 4; f++) { // the 4th L0 file triggers a compaction, whose writes fail
+                for (int j = 0; j < 500; j++) { // overlapping files: a real merge, not a trivial move
+                    p.put(key(j * 4 + f), value(j * 4 + f), WriteMode.SYNC);
+                    acked.add(j * 4 + f);
+                }
+                p.flush();
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> !p.health().ok());
+            PartitionHealth h = p.health();
+            assertThat(h.backgroundError()).contains("COMPACTION").contains("sluice fault injection");
+            assertThat(env.faults().hits(rule)).isPositive();
+            if (h.writesStopped()) {
+                assertWritesRefusedWithoutAToken(node, name, "sluice fault injection");
+            } else {
+                write(p, 5000, 5010); // health says writes are accepted: they are
+            }
+            assertThat(env.faults().remove(rule)).isTrue();
+            resumeAndCheck(node, name);
+        }
+        reopenAndCheck(name);
+    }
+
+    @Test
+    void aFailedWalSyncFailsTheWriterAndStopsWritesUntilResume() {
+        String name = "wal-sync-eio";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            write(p, 0, 500);
+            int rule = env.faults()
+                    .inject(FaultRule.eio(Set.of(IoClass.WAL), Set.of(FaultRule.Op.SYNC))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.WAL)));
+            assertThatThrownBy(() -> p.put(key(600), value(600), WriteMode.SYNC))
+                    .as("the writer whose sync failed is told")
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("partition '" + name + "'")
+                    .hasMessageContaining("sluice fault injection");
+            PartitionHealth h = p.health();
+            assertThat(h.ok()).as("health: %s", h).isFalse();
+            assertThat(h.backgroundError()).contains("sluice fault injection");
+            assertThat(h.writesStopped()).isTrue();
+            assertWritesRefusedWithoutAToken(node, name, "sluice fault injection");
+            assertThat(env.faults().remove(rule)).isTrue();
+            resumeAndCheck(node, name);
+        }
+        reopenAndCheck(name);
+    }
+
+    @Test
+    void aResumeThatCannotReopenLeavesThePartitionRefusingRequestsUntilAResumeSucceeds() {
+        String name = "reopen-fails";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            write(p, 0, 500);
+            int flush = env.faults().inject(FaultRule.eio(Set.of(IoClass.FLUSH), Set.of(FaultRule.Op.WRITE)));
+            assertThatThrownBy(p::flush).isInstanceOf(SluiceException.class);
+            assertThat(p.health().writesStopped()).isTrue();
+            // the cause is not fixed yet, and every MANIFEST write fails: the reopen cannot write its new MANIFEST
+            int manifest = env.faults()
+                    .inject(FaultRule.eio(EnumSet.allOf(IoClass.class), Set.of(FaultRule.Op.WRITE))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.MANIFEST)));
+            assertThatThrownBy(p::resume)
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("partition '" + name + "'")
+                    .hasMessageContaining("could not reopen")
+                    .hasMessageContaining("sluice fault injection");
+            assertThatThrownBy(() -> p.get(key(1)))
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("unavailable")
+                    .hasMessageContaining("resume()");
+            assertThatThrownBy(() -> p.put(key(1), value(1))).isInstanceOf(SluiceException.class);
+            assertThatThrownBy(p::health).isInstanceOf(SluiceException.class);
+            assertThat(env.faults().remove(manifest)).isTrue();
+            assertThat(env.faults().remove(flush)).isTrue();
+            resumeAndCheck(node, name);
+        }
+        reopenAndCheck(name);
+    }
+
+    @Test
+    void aRetryableFlushErrorThatRocksDbRecoversFromClearsItselfWithoutResume() {
+        String name = "flush-retryable";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            write(p, 0, 1000);
+            int rule = env.faults()
+                    .inject(FaultRule.eio(Set.of(IoClass.FLUSH), Set.of(FaultRule.Op.WRITE))
+                            .retryable());
+            assertThatThrownBy(p::flush).isInstanceOf(SluiceException.class);
+            assertThat(p.health().ok()).isFalse();
+            assertThat(env.faults().remove(rule)).isTrue();
+            // RocksDB retries on its own (bgerror_resume_retry_interval, 1 s by default)
+            await().atMost(Duration.ofSeconds(60)).until(() -> p.health().ok());
+            write(p, 1000, 1100);
+            p.flush();
+            assertAllAcknowledged(p);
+        }
+        reopenAndCheck(name);
+    }
+}
