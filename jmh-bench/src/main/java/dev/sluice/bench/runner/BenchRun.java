@@ -64,6 +64,16 @@ public final class BenchRun {
 
     /** Returns the process exit code. */
     public static int run(Request req, PrintStream console, PrintStream err) throws IOException, InterruptedException {
+        return run(req, console, err, plainProgress(req.noProgress(), System.console() != null));
+    }
+
+    /** The progress bar only on a terminal: elsewhere its carriage-return frames would flood the log. */
+    static boolean plainProgress(boolean noProgress, boolean terminal) {
+        return noProgress || !terminal;
+    }
+
+    static int run(Request req, PrintStream console, PrintStream err, boolean plainProgress)
+            throws IOException, InterruptedException {
         Plan plan = plan(req);
         Scenario sc = plan.scenario();
         boolean device = plan.device();
@@ -102,7 +112,7 @@ public final class BenchRun {
             String task =
                     String.format(Locale.ROOT, "[%d/%d] %s", i + 1, sc.stacks().size(), stack.name());
             Results.Stack r;
-            try (ProgressView view = new ProgressView(task, sc.totalSeconds(), req.noProgress(), console)) {
+            try (ProgressView view = new ProgressView(task, sc.totalSeconds(), plainProgress, console)) {
                 if (req.inProcess()) {
                     r = inProcess(sc, stack, data, device, note, view);
                 } else {
@@ -482,22 +492,41 @@ public final class BenchRun {
 
     /**
      * The console progress of one stack: a bar over the preload (keys), then a bar over the phases (seconds) with the
-     * last window's throughput, p99, L0 files and backlog; with --no-progress a status line every 10 s instead.
+     * last window's throughput, p99, L0 files and backlog. Plain (with --no-progress, or when the console is not a
+     * terminal): no carriage returns, one status line every {@value #PLAIN_EVERY_SECONDS} s instead — the phase, the
+     * elapsed time and the last window's ops/s.
      */
     static final class ProgressView implements StackRunner.Progress, AutoCloseable {
+        static final int PLAIN_EVERY_SECONDS = 10;
+        private static final long PLAIN_EVERY_NANOS = PLAIN_EVERY_SECONDS * 1_000_000_000L;
         private final PrintStream console;
         private final String task;
         private final int seconds;
         private final boolean plain;
+        private final java.util.function.LongSupplier nanoClock;
+        private final long start;
         private ProgressBar preloadBar;
         private ProgressBar bar;
         private long lastLine;
+        private boolean preloadDone;
 
         ProgressView(String task, int seconds, boolean plain, PrintStream console) {
+            this(task, seconds, plain, console, System::nanoTime);
+        }
+
+        ProgressView(
+                String task,
+                int seconds,
+                boolean plain,
+                PrintStream console,
+                java.util.function.LongSupplier nanoClock) {
             this.task = task;
             this.console = console;
             this.seconds = seconds;
             this.plain = plain;
+            this.nanoClock = nanoClock;
+            this.start = nanoClock.getAsLong();
+            this.lastLine = start;
         }
 
         private ProgressBar newBar(String name, long max, String unit) {
@@ -511,12 +540,29 @@ public final class BenchRun {
                     .build();
         }
 
+        /** True (and the clock reset) when a plain status line is due. */
+        private boolean due() {
+            long now = nanoClock.getAsLong();
+            if (now - lastLine >= PLAIN_EVERY_NANOS) {
+                lastLine = now;
+                return true;
+            }
+            return false;
+        }
+
+        private String elapsed() {
+            long s = (nanoClock.getAsLong() - start) / 1_000_000_000L;
+            return String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
+        }
+
         @Override
         public void preload(long done, long total) {
             if (plain) {
-                if (System.nanoTime() - lastLine > 10e9 || done == total) {
-                    lastLine = System.nanoTime();
-                    console.println(String.format(Locale.ROOT, "%s preload %,d/%,d keys", task, done, total));
+                boolean last = done >= total;
+                if ((last && !preloadDone) || (!last && due())) {
+                    preloadDone |= last;
+                    console.println(String.format(
+                            Locale.ROOT, "%s preload  elapsed %s  %,d/%,d keys", task, elapsed(), done, total));
                 }
                 return;
             }
@@ -528,6 +574,17 @@ public final class BenchRun {
 
         @Override
         public void settling(double secs) {
+            if (plain) {
+                if (due()) {
+                    console.println(String.format(
+                            Locale.ROOT,
+                            "%s settling  elapsed %s  waiting for compactions %.0f s",
+                            task,
+                            elapsed(),
+                            secs));
+                }
+                return;
+            }
             if (preloadBar != null) {
                 preloadBar.setExtraMessage(String.format(Locale.ROOT, "waiting for compactions %.0f s", secs));
             }
@@ -543,8 +600,17 @@ public final class BenchRun {
                     w.l0Files() == null ? "-" : w.l0Files(),
                     w.backlog() == null ? "" : String.format(Locale.ROOT, "  backlog %,d", w.backlog()));
             if (plain) {
-                if ((second + 1) % 10 == 0 || second + 1 == total) {
-                    console.println(task + " " + (second + 1) + "/" + total + " s  " + msg);
+                // Counted in windows, not wall time: one line per 10 s of the timeline, and the last one.
+                if ((second + 1) % PLAIN_EVERY_SECONDS == 0 || second + 1 == total) {
+                    console.println(String.format(
+                            Locale.ROOT,
+                            "%s phase %s  %d/%d s  elapsed %s  %s",
+                            task,
+                            w.phase() == null || w.phase().isEmpty() ? "-" : w.phase(),
+                            second + 1,
+                            total,
+                            elapsed(),
+                            msg));
                 }
                 return;
             }
