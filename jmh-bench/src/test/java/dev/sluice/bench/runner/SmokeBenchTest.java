@@ -209,4 +209,26 @@ class SmokeBenchTest {
         assertThat(out.resolve("data")).doesNotExist();
         assertThat(out.resolve("smoke.scenario")).exists();
     }
+
+    @Test
+    void chartsRedrawsFromResultsJsonAndRefusesAnOutUnderAFile() throws Exception {
+        Path results = out.resolve("results.json");
+        Path redrawn = out.resolveSibling("redrawn");
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        try (PrintStream po = new PrintStream(o, true, StandardCharsets.UTF_8);
+                PrintStream pe = new PrintStream(e, true, StandardCharsets.UTF_8)) {
+            assertThat(SluiceCli.execute(po, pe, "charts", results.toString(), "--out", redrawn.toString()))
+                    .as("stderr: %s", e)
+                    .isZero();
+            assertThat(redrawn.resolve("throughput.png")).isRegularFile();
+            Path underAFile = results.resolve("x");
+            assertThat(SluiceCli.execute(po, pe, "charts", results.toString(), "--out", underAFile.toString()))
+                    .isEqualTo(2);
+        }
+        assertThat(e.toString(StandardCharsets.UTF_8).strip())
+                .startsWith("sluice charts: --out ")
+                .contains("is a file, not a directory")
+                .doesNotContain("\n");
+    }
 }
