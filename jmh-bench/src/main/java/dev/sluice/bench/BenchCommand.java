@@ -6,8 +6,12 @@ import dev.sluice.bench.scenario.Scenarios;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code sluice bench}: runs a scenario against every stack it lists and writes results.json, summary.md, charts. */
 @Command(
@@ -35,9 +39,16 @@ import picocli.CommandLine.Option;
             "  sluice bench --scenario cruise-a-variant --duration 120 --stacks rocksdb,rocksdb-autotuned",
             "  sluice bench --scenario ./my.scenario --out /tmp/run1",
             "",
-            "Exit codes: 0 done; 1 a stack failed (see its log); 2 bad arguments or scenario file."
+            "Exit codes: 0 done; 1 a stack failed (see its log); 2 bad arguments, scenario file or configuration value"
+                    + " (one line on stderr; checked for every stack before anything runs or is written)."
         })
 public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @ParentCommand
+    SluiceCli parent;
+
     @Option(
             names = {"-s", "--scenario"},
             required = true,
@@ -94,7 +105,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Ignore the scenario's device model and Env options (run on the machine's disk).")
     boolean noDevice;
 
-    @Option(names = "--no-progress", description = "No progress bar; one status line every 10 s instead.")
+    @Option(
+            names = "--no-progress",
+            description = "No progress bar; one status line every 10 s instead (the default when the console is not"
+                    + " a terminal, e.g. output to a file or a CI log).")
     boolean noProgress;
 
     /** Lists the shipped scenarios for --help. */
@@ -109,11 +123,12 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BenchRun.Request req = new BenchRun.Request(
                 scenario, out, duration, stacks, dataDir, keepData, inProcess, heap, noDevice, noProgress);
+        SluiceCli cli = SluiceCli.of(parent);
         try {
-            return BenchRun.run(req, System.out, System.err);
+            return BenchRun.run(req, cli.out, cli.err);
         } catch (ScenarioException | IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            return 2;
+            // Bad input: picocli's handler prints the message as one line and exits with 2.
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
     }
 }

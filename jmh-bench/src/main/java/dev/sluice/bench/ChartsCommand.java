@@ -1,21 +1,34 @@
 package dev.sluice.bench;
 
 import dev.sluice.bench.report.Charts;
+import dev.sluice.bench.runner.BenchRun;
 import dev.sluice.bench.runner.Results;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code sluice charts results.json}: draws a finished run's charts again (e.g. after a chart was added). */
 @Command(
         name = "charts",
         mixinStandardHelpOptions = true,
-        description = "Redraw the PNG charts of a finished run from its results.json.")
+        description = "Redraw the PNG charts of a finished run from its results.json.",
+        footer = {"", "Exit codes: 0 done; 1 drawing failed; 2 bad arguments or not a results.json."})
 public final class ChartsCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @ParentCommand
+    SluiceCli parent;
+
     @Parameters(index = "0", description = "A results.json written by 'sluice bench'.")
     Path results;
 
@@ -24,15 +37,38 @@ public final class ChartsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(results)) {
-            System.err.println("sluice charts: no such file: " + results);
-            return 2;
+        if (Files.isDirectory(results)) {
+            throw bad(results + " is a directory; give the results.json in it");
         }
-        Results.Run run = Results.mapper().readValue(results.toFile(), Results.Run.class);
+        if (!Files.isRegularFile(results)) {
+            throw bad("no such file: " + results);
+        }
+        Results.Run run;
+        try {
+            run = Results.mapper().readValue(results.toFile(), Results.Run.class);
+        } catch (IOException e) {
+            String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    ? j.getOriginalMessage()
+                    : e.toString();
+            throw bad(results + " is not a results.json written by 'sluice bench': " + why);
+        }
+        if (run == null || run.stacks() == null || run.stacks().isEmpty()) {
+            throw bad(results + " is not a results.json written by 'sluice bench': it has no stacks");
+        }
         Path dir = out != null ? out : results.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
+        try {
+            BenchRun.checkDirectory("--out", dir);
+            Files.createDirectories(dir);
+        } catch (IllegalArgumentException | IOException e) {
+            throw bad(e instanceof IOException ? "--out " + dir + ": cannot create it: " + e : e.getMessage());
+        }
         List<String> written = Charts.write(dir, run.stacks());
-        written.forEach(name -> System.out.println(dir.resolve(name)));
+        SluiceCli cli = SluiceCli.of(parent);
+        written.forEach(name -> cli.out.println(dir.resolve(name)));
         return 0;
+    }
+
+    private ParameterException bad(String message) {
+        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.bench;
 import dev.sluice.core.ConfigReference;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
 
 /** {@code sluice config}: prints the configuration reference generated from the code (the README embeds the same). */
 @Command(
@@ -11,9 +12,12 @@ import picocli.CommandLine.Command;
         description =
                 "Print the configuration reference: node keys, profiles, controllers and Env options on the classpath.")
 public final class ConfigCommand implements Callable<Integer> {
+    @ParentCommand
+    SluiceCli parent;
+
     @Override
     public Integer call() {
-        System.out.print(ConfigReference.markdown());
+        SluiceCli.of(parent).out.print(ConfigReference.markdown());
         return 0;
     }
 }

@@ -19,8 +19,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code sluice demo}: writes and reads a few hundred MB through the public API and prints one line per second from the
@@ -29,8 +33,18 @@ import picocli.CommandLine.Option;
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
-        description = "Write and read a few hundred MB through the API, printing one snapshot line per second.")
+        description = "Write and read a few hundred MB through the API, printing one snapshot line per second.",
+        footer = {"", "Exit codes: 0 done; 1 the run failed; 2 bad arguments (checked before --dir is touched)."})
 public final class DemoCommand implements Callable<Integer> {
+    /** The most --megabytes accepted (1 TiB of user data: far beyond a demo, far from overflowing a key count). */
+    static final long MAX_MEGABYTES = 1L << 20;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @ParentCommand
+    SluiceCli parent;
+
     @Option(
             names = "--dir",
             description = "Data directory (default: ${DEFAULT-VALUE}); a previous demo store there is replaced.")
@@ -66,24 +80,39 @@ public final class DemoCommand implements Callable<Integer> {
                     + " they do on a cloud disk.")
     boolean noDevice;
 
-    private final PrintStream out = System.out;
+    private PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
-        if (megabytes <= 0 || valueBytes <= 0 || writers <= 0 || readers < 0 || maxSeconds <= 0) {
-            throw new ConfigException(
-                    "--megabytes, --value-bytes, --writers and --max-seconds must be > 0; --readers >= 0");
+        out = SluiceCli.of(parent).out;
+        // Everything is checked before --dir is touched: bad input must not cost the previous demo store.
+        if (megabytes <= 0 || megabytes > MAX_MEGABYTES) {
+            throw bad("--megabytes " + megabytes + ": must be between 1 and " + MAX_MEGABYTES);
+        }
+        if (valueBytes <= 0 || writers <= 0 || readers < 0 || maxSeconds <= 0) {
+            throw bad("--value-bytes, --writers and --max-seconds must be > 0 and --readers >= 0; got --value-bytes "
+                    + valueBytes + " --writers " + writers + " --readers " + readers + " --max-seconds " + maxSeconds);
+        }
+        SluiceConfig config;
+        try {
+            SluiceConfig.Builder b = SluiceConfig.builder(dir).profile(profile).env(env);
+            if (!noDevice && !env.equals("default")) {
+                b.envOption("device.enabled", "true")
+                        .envOption("device.iops", "20000")
+                        .envOption("device.read.mbps", "200")
+                        .envOption("device.write.mbps", "40")
+                        .envOption("device.latency.us", "100");
+            }
+            config = b.build();
+            Sluice.validate(config);
+        } catch (ConfigException e) {
+            throw bad("--profile " + profile + " --env " + env + ": " + e.getMessage());
+        }
+        if (valueBytes > config.maxValueBytes()) {
+            throw bad("--value-bytes " + valueBytes + ": larger than the store's limit of " + config.maxValueBytes()
+                    + " bytes per value");
         }
         prepareDir();
-        SluiceConfig.Builder b = SluiceConfig.builder(dir).profile(profile).env(env);
-        if (!noDevice && !env.equals("default")) {
-            b.envOption("device.enabled", "true")
-                    .envOption("device.iops", "20000")
-                    .envOption("device.read.mbps", "200")
-                    .envOption("device.write.mbps", "40")
-                    .envOption("device.latency.us", "100");
-        }
-        SluiceConfig config = b.build();
         long totalKeys = megabytes * 1024 * 1024 / (valueBytes + 16);
         try (SluiceNode node = Sluice.open(config)) {
             Files.writeString(dir.resolve(".sluice-demo"), "created by sluice demo\n");
@@ -192,13 +221,21 @@ public final class DemoCommand implements Callable<Integer> {
         return sb.toString().stripTrailing();
     }
 
+    private ParameterException bad(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
     private void prepareDir() throws IOException {
+        try {
+            dev.sluice.bench.runner.BenchRun.checkDirectory("--dir", dir);
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
         if (Files.exists(dir)) {
             if (!Files.exists(dir.resolve(".sluice-demo"))) {
                 try (Stream<Path> s = Files.list(dir)) {
                     if (s.findAny().isPresent()) {
-                        throw new ConfigException(
-                                "--dir " + dir + " exists and was not made by sluice demo; choose another directory");
+                        throw bad("--dir " + dir + " exists and was not made by sluice demo; choose another directory");
                     }
                 }
             }

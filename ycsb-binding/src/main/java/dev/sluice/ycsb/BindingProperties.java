@@ -1,6 +1,7 @@
 package dev.sluice.ycsb;
 
 import dev.sluice.core.ConfigException;
+import dev.sluice.core.Sluice;
 import dev.sluice.core.SluiceConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -155,6 +156,83 @@ public final class BindingProperties {
             throw new ConfigException("invalid Sluice binding properties: " + e.getMessage()
                     + " (engine key X is set with the binding property sluice.X)");
         }
+    }
+
+    /**
+     * {@link #toSluiceConfig}, then everything the engine would refuse when it opens — the profile, the controllers
+     * and every {@code env.*} / {@code control.*} value ({@link Sluice#validate}: no disk, no native code) — so a bad
+     * value fails before any store directory exists.
+     *
+     * @throws ConfigException whose message starts with the offending property and its value
+     */
+    public static SluiceConfig toValidatedConfig(Properties props, Path workingDir) {
+        SluiceConfig config = toSluiceConfig(props, workingDir);
+        try {
+            Sluice.validate(config);
+        } catch (ConfigException e) {
+            String property = faultProperty(e.getMessage(), props);
+            throw new ConfigException(
+                    property != null
+                            ? property + " = '" + props.getProperty(property).trim() + "': " + e.getMessage()
+                            : "invalid Sluice configuration"
+                                    + value(props, CONFIG)
+                                            .map(f -> " (" + CONFIG + " = " + f + ")")
+                                            .orElse("")
+                                    + ": " + e.getMessage());
+        }
+        return config;
+    }
+
+    /**
+     * The binding property an engine validation message is about: the {@code sluice.*} property whose engine key
+     * ({@code env.device.iops} for {@code sluice.env.device.iops}) the message names first; a controller's option may
+     * be named as {@code control.NAME: option 'KEY' ...}. Null when the value came from elsewhere (e.g. {@code
+     * sluice.config}).
+     */
+    static String faultProperty(String msg, Properties props) {
+        if (msg == null) {
+            return null;
+        }
+        String best = null;
+        int bestAt = Integer.MAX_VALUE;
+        for (String p : new TreeSet<>(props.stringPropertyNames())) {
+            if (!p.startsWith(PREFIX) || p.equals(DIR) || p.equals(CONFIG) || p.equals(PARTITIONS)) {
+                continue;
+            }
+            String engineKey = p.substring(PREFIX.length());
+            int at = indexOfKey(msg, engineKey);
+            if (at < 0 && p.startsWith(ENV_PREFIX)) {
+                at = indexOfKey(msg, engineKey.substring("env.".length()));
+            }
+            if (at < 0 && p.startsWith(CONTROL_PREFIX)) {
+                int dot = engineKey.indexOf('.', "control.".length());
+                if (dot > 0 && msg.startsWith(engineKey.substring(0, dot) + ":")) {
+                    at = indexOfKey(msg, engineKey.substring(dot + 1));
+                }
+            }
+            if (at >= 0 && (at < bestAt || (at == bestAt && p.length() > best.length()))) {
+                best = p;
+                bestAt = at;
+            }
+        }
+        return best;
+    }
+
+    /** Where {@code key} occurs in {@code s} as a whole key (not inside a longer dotted name), or -1. */
+    private static int indexOfKey(String s, String key) {
+        for (int at = s.indexOf(key); at >= 0; at = s.indexOf(key, at + 1)) {
+            int end = at + key.length();
+            boolean startOk = at == 0 || !isKeyChar(s.charAt(at - 1));
+            boolean endOk = end == s.length() || !isKeyChar(s.charAt(end));
+            if (startOk && endOk) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isKeyChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-';
     }
 
     private static SluiceConfig.Builder baseFromFile(Path file, Path dir) {

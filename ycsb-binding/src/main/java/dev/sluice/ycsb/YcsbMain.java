@@ -1,8 +1,10 @@
 package dev.sluice.ycsb;
 
+import dev.sluice.core.ConfigException;
 import dev.sluice.core.SluiceConfig;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,35 +72,50 @@ public final class YcsbMain {
         }
     }
 
+    /** YCSB's entry point ({@code Client::main}, which ends with System.exit); tests pass a stand-in. */
+    @FunctionalInterface
+    interface YcsbClient {
+        void main(String[] args);
+    }
+
     public static void main(String[] args) {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", LOGBACK_CONFIG);
         }
+        System.exit(run(args, Path.of(""), System.out, System.err, Client::main));
+    }
+
+    /**
+     * The launcher: checks the command line and every binding property, opens the engine, then hands over to {@code
+     * client} (YCSB's {@code Client.main}, which exits the JVM itself). Returns the exit code when it does not get
+     * that far (2 usage or property error, nothing created on disk; 1 the store cannot be opened), or 0 when {@code
+     * client} returns.
+     */
+    static int run(String[] args, Path cwd, PrintStream out, PrintStream err, YcsbClient client) {
         if (args.length == 0 || List.of("help", "-h", "-help", "--help").contains(args[0])) {
-            System.out.println(USAGE);
-            System.exit(args.length == 0 ? 2 : 0);
+            out.println(USAGE);
+            return args.length == 0 ? 2 : 0;
         }
-        Path cwd = Path.of("");
         Launch launch;
         SluiceConfig config;
         try {
             launch = parse(args, cwd);
-            config = BindingProperties.toSluiceConfig(launch.effective(), cwd);
+            config = BindingProperties.toValidatedConfig(launch.effective(), cwd);
         } catch (RuntimeException e) {
-            System.err.println("sluice ycsb: " + e.getMessage());
-            System.err.println("(run `sluice ycsb help` for usage)");
-            System.exit(2);
-            return;
+            err.println("sluice ycsb: " + e.getMessage() + " (run `sluice ycsb help` for usage)");
+            return 2;
         }
         SharedNode held;
         try {
             held = SharedNode.acquire(config);
+        } catch (ConfigException e) { // e.g. sluice.env=priority where the priority Env cannot run
+            err.println("sluice ycsb: " + e.getMessage());
+            return 2;
         } catch (RuntimeException e) {
-            System.err.println("sluice ycsb: cannot open the store at " + config.dataDir() + ": " + e.getMessage());
-            System.exit(1);
-            return;
+            err.println("sluice ycsb: cannot open the store at " + config.dataDir() + ": " + e.getMessage());
+            return 1;
         }
-        System.err.printf(
+        err.printf(
                 "sluice ycsb %s: data dir %s (%s), partitions %d, profile %s, controls %s, sync %s, latency from %s%n",
                 launch.load() ? "load" : "run",
                 config.dataDir(),
@@ -109,19 +126,24 @@ public final class YcsbMain {
                 config.syncWrites(),
                 launch.intendedLatency() ? "intended start (measurement.interval=intended)" : "actual start");
         if (!launch.load() && !held.loadedBefore()) {
-            System.err.println("sluice ycsb: warning: nothing was loaded into " + config.dataDir()
+            err.println("sluice ycsb: warning: nothing was loaded into " + config.dataDir()
                     + " yet; reads will return NOT_FOUND. Run `sluice ycsb load` with the same workload first.");
         }
         // Client.main ends with System.exit: this hook drops our reference, which closes the engine cleanly once
         // YCSB's client threads (which joined already) have dropped theirs.
-        Runtime.getRuntime().addShutdownHook(new Thread(held::release, "sluice-ycsb-close"));
+        Thread closer = new Thread(held::release, "sluice-ycsb-close");
+        Runtime.getRuntime().addShutdownHook(closer);
+        int code = 0;
         try {
-            Client.main(launch.ycsbArgs().toArray(String[]::new)); // ends with System.exit
+            client.main(launch.ycsbArgs().toArray(String[]::new)); // YCSB's ends with System.exit
         } catch (RuntimeException e) { // e.g. a malformed YCSB property: do not leave the JVM hanging on the engine
-            System.err.println("sluice ycsb: YCSB failed: " + e);
-            e.printStackTrace();
-            System.exit(1);
+            err.println("sluice ycsb: YCSB failed: " + e);
+            e.printStackTrace(err);
+            code = 1;
         }
+        Runtime.getRuntime().removeShutdownHook(closer);
+        held.release();
+        return code;
     }
 
     /** Parses the launcher's command line (first word load|run) into YCSB Client arguments. */
@@ -189,6 +211,27 @@ public final class YcsbMain {
         if (effective.getProperty(Client.WORKLOAD_PROPERTY) == null) {
             throw new UsageException("no workload given: add -P workloada (shipped: " + SHIPPED_WORKLOADS
                     + ") or -P <file>, or -p workload=<class>");
+        }
+        // Numbers YCSB's Client parses itself (after the store is open, with a stack trace): check them first.
+        for (String key : List.of(
+                Client.THREAD_COUNT_PROPERTY,
+                Client.RECORD_COUNT_PROPERTY,
+                Client.OPERATION_COUNT_PROPERTY,
+                Client.INSERT_COUNT_PROPERTY,
+                "insertstart")) {
+            String v = effective.getProperty(key);
+            if (v != null) {
+                long n;
+                try {
+                    n = Integer.parseInt(v.trim());
+                } catch (NumberFormatException e) {
+                    throw new UsageException(key + " = '" + v + "' is not a whole number");
+                }
+                if (n < (key.equals(Client.THREAD_COUNT_PROPERTY) ? 1 : 0)) {
+                    throw new UsageException(key + " = " + n + " must be "
+                            + (key.equals(Client.THREAD_COUNT_PROPERTY) ? "positive" : "0 or more"));
+                }
+            }
         }
         String target = effective.getProperty(Client.TARGET_PROPERTY, "0").trim();
         boolean targeted;

@@ -132,4 +132,30 @@ class BindingPropertiesTest {
     void partitionNames() {
         assertThat(BindingProperties.partitionNames(3)).isEqualTo(List.of("p0", "p1", "p2"));
     }
+
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.setProperty(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    @Test
+    void validatedConfigNamesTheBindingPropertyOrTheConfigFile() throws IOException {
+        assertThat(BindingProperties.toValidatedConfig(props("sluice.env.device.iops", "3000"), cwd)
+                        .envOptions())
+                .containsEntry("device.iops", "3000");
+        assertThatThrownBy(() -> BindingProperties.toValidatedConfig(props("sluice.env.device.iops", "lots"), cwd))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("sluice.env.device.iops = 'lots': ");
+        assertThatThrownBy(() -> BindingProperties.toValidatedConfig(
+                        props("sluice.controls", "admission", "sluice.control.admission.k1", "99"), cwd))
+                .hasMessageStartingWith("sluice.control.admission.k1 = '99': ");
+        Path file = Files.writeString(cwd.resolve("engine.properties"), "env.device.iops = -1\n");
+        assertThatThrownBy(() -> BindingProperties.toValidatedConfig(props("sluice.config", file.toString()), cwd))
+                .hasMessageStartingWith("invalid Sluice configuration (sluice.config = " + file + "): ")
+                .hasMessageContaining("env.device.iops");
+        assertThat(cwd.resolve("ycsb-data")).doesNotExist();
+    }
 }

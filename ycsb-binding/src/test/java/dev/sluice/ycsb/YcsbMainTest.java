@@ -91,6 +91,67 @@ class YcsbMainTest {
         assertThatThrownBy(() -> parse("run", "-P", "workloada", "--verbose")).hasMessageContaining("unknown option");
     }
 
+    // ---- the launcher in this JVM: bad input exits 2, names the property and creates nothing ----
+
+    private record InProcess(int exit, String out, String err, boolean ycsbStarted) {}
+
+    private InProcess runLauncher(String... args) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        boolean[] started = {false};
+        int exit;
+        try (java.io.PrintStream o = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+                java.io.PrintStream e = new java.io.PrintStream(err, true, StandardCharsets.UTF_8)) {
+            exit = YcsbMain.run(args, cwd, o, e, a -> started[0] = true);
+        }
+        return new InProcess(
+                exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8), started[0]);
+    }
+
+    private void refused(String fragment, String... args) {
+        InProcess r = runLauncher(args);
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err().strip())
+                .as("one line")
+                .doesNotContain("\n")
+                .startsWith("sluice ycsb: ")
+                .contains(fragment);
+        assertThat(r.err()).doesNotContain("\tat ");
+        assertThat(r.ycsbStarted()).isFalse();
+        assertThat(cwd.resolve("ycsb-data")).as("no store directory").doesNotExist();
+    }
+
+    @Test
+    void badBindingValuesExitTwoNamingThePropertyAndCreateNothing() {
+        refused("sluice.env.device.iops = 'lots'", "load", "-P", "workloada", "-p", "sluice.env.device.iops=lots");
+        refused("sluice.env.policy", "load", "-P", "workloada", "-p", "sluice.env.policy=sideways");
+        refused("sluice.env.no.such.option", "load", "-P", "workloada", "-p", "sluice.env.no.such.option=1");
+        refused(
+                "sluice.control.admission.k1 = '99'",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "sluice.controls=admission",
+                "-p",
+                "sluice.control.admission.k1=99");
+        refused("sluice.profile = 'nope'", "load", "-P", "workloada", "-p", "sluice.profile=nope");
+        refused("sluice.controls = 'no-such-loop'", "run", "-P", "workloada", "-p", "sluice.controls=no-such-loop");
+        refused("sluice.partitions", "load", "-P", "workloada", "-p", "sluice.partitions=zero");
+        refused("threadcount = 'many'", "load", "-P", "workloada", "-p", "threadcount=many");
+        refused("recordcount = 'lots'", "load", "-P", "workloada", "-p", "recordcount=lots");
+        refused("operationcount = -1", "run", "-P", "workloada", "-p", "operationcount=-1");
+    }
+
+    @Test
+    void goodInputOpensTheStoreAndHandsOverToYcsb() {
+        InProcess r = runLauncher("load", "-P", "workloada", "-p", "sluice.env=default", "-p", "recordcount=10");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.ycsbStarted()).isTrue();
+        assertThat(r.err()).contains("sluice ycsb load: data dir").contains("(new store)");
+        assertThat(cwd.resolve("ycsb-data")).isDirectory();
+    }
+
     // ---- the real launcher in a child JVM: exit codes, output, data kept between load and run ----
 
     private record Result(int exit, String out, String err) {}
@@ -158,6 +219,12 @@ class YcsbMainTest {
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err()).contains("sluice ycsb: sluice.partitions = 'zero': not a whole number");
         assertThat(bad.out()).doesNotContain("[OVERALL]");
+
+        // A bad Env value: refused before YCSB starts and before any store directory exists.
+        Result badEnv = launch("load", "-P", "workloada", "-p", "sluice.env.device.iops=lots");
+        assertThat(badEnv.exit()).as(badEnv.err()).isEqualTo(2);
+        assertThat(badEnv.err()).contains("sluice ycsb: sluice.env.device.iops = 'lots'");
+        assertThat(cwd.resolve("ycsb-data")).doesNotExist();
 
         Files.createDirectories(cwd.resolve("ycsb-data"));
         Files.writeString(cwd.resolve("ycsb-data/unrelated.txt"), "not a store");

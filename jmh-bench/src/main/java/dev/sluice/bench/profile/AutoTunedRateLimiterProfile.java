@@ -49,7 +49,15 @@ public final class AutoTunedRateLimiterProfile implements Profile {
 
     /** The configured upper bound in bytes/s. */
     public static long rateBytesPerSecond() {
-        String v = System.getProperty(RATE_PROPERTY);
+        return rateBytesPerSecond(System.getProperty(RATE_PROPERTY));
+    }
+
+    /**
+     * The upper bound a value of {@value #RATE_PROPERTY} sets (null or blank: the default).
+     *
+     * @throws IllegalArgumentException naming the property when the value is not a whole number of at least 1 MiB/s
+     */
+    public static long rateBytesPerSecond(String v) {
         if (v == null || v.isBlank()) {
             return DEFAULT_RATE_BYTES_PER_SEC;
         }

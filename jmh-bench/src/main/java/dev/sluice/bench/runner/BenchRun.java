@@ -1,10 +1,14 @@
 package dev.sluice.bench.runner;
 
+import dev.sluice.bench.profile.AutoTunedRateLimiterProfile;
 import dev.sluice.bench.report.Charts;
 import dev.sluice.bench.report.Summary;
 import dev.sluice.bench.scenario.Scenario;
 import dev.sluice.bench.scenario.Scenarios;
 import dev.sluice.bench.scenario.StackSpec;
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.Sluice;
+import dev.sluice.core.SluiceConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -52,38 +56,39 @@ public final class BenchRun {
             boolean noDevice,
             boolean noProgress) {}
 
+    /**
+     * What a request resolves to once every input was checked: the scenario (duration and stacks applied), whether the
+     * device model is in effect (and why not), and the output and data directories (not created yet).
+     */
+    record Plan(Scenario scenario, boolean device, String note, Path out, Path dataRoot) {}
+
     /** Returns the process exit code. */
     public static int run(Request req, PrintStream console, PrintStream err) throws IOException, InterruptedException {
-        Scenario sc = Scenarios.load(req.scenario());
-        if (req.duration() != null) {
-            if (req.duration() < 1) {
-                throw new IllegalArgumentException("--duration must be at least 1 second");
-            }
-            sc = sc.withDuration(req.duration());
-        }
-        if (req.stacks() != null && !req.stacks().isEmpty()) {
-            sc = sc.withStacks(new LinkedHashSet<>(req.stacks()));
-        }
-        Scenarios.checkNames(sc);
+        return run(req, console, err, plainProgress(req.noProgress(), System.console() != null));
+    }
 
-        boolean wantsEnv = !sc.device().isEmpty()
-                || sc.stacks().stream()
-                        .anyMatch(s -> s.options().keySet().stream().anyMatch(k -> k.startsWith("env.")));
-        Optional<String> unavailable = Scenarios.priorityEnvUnavailable();
-        boolean device = wantsEnv && !req.noDevice() && unavailable.isEmpty();
-        String note = "";
-        if (wantsEnv && !device) {
-            note = req.noDevice()
-                    ? "device emulation switched off with --no-device"
-                    : "device emulation unavailable: " + unavailable.orElse("?");
+    /** The progress bar only on a terminal: elsewhere its carriage-return frames would flood the log. */
+    static boolean plainProgress(boolean noProgress, boolean terminal) {
+        return noProgress || !terminal;
+    }
+
+    static int run(Request req, PrintStream console, PrintStream err, boolean plainProgress)
+            throws IOException, InterruptedException {
+        Plan plan = plan(req);
+        Scenario sc = plan.scenario();
+        boolean device = plan.device();
+        String note = plan.note();
+        if (!note.isEmpty()) {
             err.println("WARNING: the scenario's device model / Env options are NOT in effect (" + note
                     + "); stacks run on this machine's disk.");
         }
-
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path out = req.out() != null ? req.out() : Path.of("bench-out", sc.name() + "-" + stamp);
-        Files.createDirectories(out);
-        Path dataRoot = req.dataDir() != null ? req.dataDir() : out.resolve("data");
+        Path out = plan.out();
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new BenchInputException("--out " + out + ": cannot create the output directory: " + e, e);
+        }
+        Path dataRoot = plan.dataRoot();
         Path scenarioCopy = out.resolve(sc.name() + ".scenario");
         Files.writeString(scenarioCopy, sc.text(), StandardCharsets.UTF_8);
         String command = commandLine(req);
@@ -107,7 +112,7 @@ public final class BenchRun {
             String task =
                     String.format(Locale.ROOT, "[%d/%d] %s", i + 1, sc.stacks().size(), stack.name());
             Results.Stack r;
-            try (ProgressView view = new ProgressView(task, sc.totalSeconds(), req.noProgress(), console)) {
+            try (ProgressView view = new ProgressView(task, sc.totalSeconds(), plainProgress, console)) {
                 if (req.inProcess()) {
                     r = inProcess(sc, stack, data, device, note, view);
                 } else {
@@ -178,6 +183,218 @@ public final class BenchRun {
         console.println("summary: " + out.resolve("summary.md").toAbsolutePath());
         console.println("charts:  " + String.join(", ", charts));
         return 0;
+    }
+
+    /**
+     * Checks every input before anything runs or is written: the arguments ({@code --heap}, {@code --duration}, {@code
+     * --stacks}, {@code --out}, {@code --data-dir}), the scenario, and for every stack the full configuration its run
+     * would open the node with (profile, controllers and their {@code control.*} values, {@code env.*} and device
+     * values, system properties), with {@link Sluice#validate}, which neither touches the disk nor loads native code.
+     *
+     * @throws BenchInputException or {@link dev.sluice.bench.scenario.ScenarioException}, with a one-line message
+     */
+    static Plan plan(Request req) {
+        heapBytes(req.heap());
+        if (req.duration() != null && req.duration() < 1) {
+            throw new BenchInputException("--duration " + req.duration() + ": must be at least 1 second");
+        }
+        if (req.out() != null) {
+            checkDirectory("--out", req.out());
+        }
+        if (req.dataDir() != null) {
+            checkDirectory("--data-dir", req.dataDir());
+        }
+        Scenario sc = Scenarios.load(req.scenario());
+        if (req.duration() != null) {
+            sc = sc.withDuration(req.duration());
+        }
+        if (req.stacks() != null && !req.stacks().isEmpty()) {
+            sc = sc.withStacks(new LinkedHashSet<>(req.stacks()));
+        }
+        Scenarios.checkNames(sc);
+
+        boolean wantsEnv = !sc.device().isEmpty()
+                || sc.stacks().stream()
+                        .anyMatch(s -> s.options().keySet().stream().anyMatch(k -> k.startsWith("env.")));
+        Optional<String> unavailable = Scenarios.priorityEnvUnavailable();
+        boolean device = wantsEnv && !req.noDevice() && unavailable.isEmpty();
+        String note = "";
+        if (wantsEnv && !device) {
+            note = req.noDevice()
+                    ? "device emulation switched off with --no-device"
+                    : "device emulation unavailable: " + unavailable.orElse("?");
+        }
+
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Path out = req.out() != null ? req.out() : Path.of("bench-out", sc.name() + "-" + stamp);
+        if (req.out() == null) {
+            checkDirectory("--out (default)", out);
+        }
+        Path dataRoot = req.dataDir() != null ? req.dataDir() : out.resolve("data");
+        for (int i = 0; i < sc.stacks().size(); i++) {
+            StackSpec stack = sc.stacks().get(i);
+            checkStack(sc, stack, dataRoot.resolve((i + 1) + "-" + stack.name()), device, unavailable);
+        }
+        return new Plan(sc, device, note, out, dataRoot);
+    }
+
+    /**
+     * Validates the configuration a stack's run would open: as the scenario states it (Env and device values
+     * included, even when the device is off for this run: they are still wrong), and as this run uses it.
+     */
+    static void checkStack(
+            Scenario sc, StackSpec stack, Path data, boolean device, Optional<String> priorityEnvUnavailable) {
+        try {
+            Sluice.validate(StackRunner.config(stack, data, true));
+            SluiceConfig effective = StackRunner.config(stack, data, device);
+            Sluice.validate(effective);
+            if (effective.env().equals("priority") && priorityEnvUnavailable.isPresent()) {
+                throw new ConfigException(SluiceConfig.ENV + " = priority, but the priority Env cannot run here: "
+                        + priorityEnvUnavailable.get());
+            }
+        } catch (ConfigException e) {
+            throw stackError(sc, stack, null, e.getMessage(), e);
+        }
+        for (Map.Entry<String, String> p : stack.sysprops().entrySet()) {
+            if (p.getKey().equals(AutoTunedRateLimiterProfile.RATE_PROPERTY)) {
+                try {
+                    AutoTunedRateLimiterProfile.rateBytesPerSecond(p.getValue());
+                } catch (IllegalArgumentException e) {
+                    throw stackError(sc, stack, "sysprop." + p.getKey(), e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private static BenchInputException stackError(
+            Scenario sc, StackSpec stack, String knownKey, String message, Exception cause) {
+        String msg = message == null ? cause.toString() : message;
+        String key = knownKey != null ? knownKey : faultKey(msg, stack);
+        StringBuilder sb = new StringBuilder("scenario ")
+                .append(sc.name())
+                .append(", stack ")
+                .append(stack.name());
+        if (key != null) {
+            boolean asWritten = key.startsWith("env.")
+                    || key.startsWith("control.")
+                    || key.startsWith("sysprop.")
+                    || key.equals("profile")
+                    || key.equals("controls");
+            sb.append(", key ").append(asWritten ? key : "config." + key);
+            Integer line = stack.keyLines().get(key);
+            if (line != null) {
+                sb.append(" (").append(fileName(sc)).append(':').append(line).append(')');
+            }
+        }
+        return new BenchInputException(sb.append(": ").append(msg).toString(), cause);
+    }
+
+    /**
+     * The stack option a validation message is about: the one named first in it ({@code env.} options may be named
+     * without their prefix, a controller's option as {@code control.NAME: ... KEY ...}).
+     */
+    static String faultKey(String msg, StackSpec stack) {
+        List<String> keys = new ArrayList<>(stack.options().keySet());
+        stack.sysprops().keySet().forEach(k -> keys.add("sysprop." + k));
+        keys.add("profile");
+        keys.add("controls");
+        String best = null;
+        int bestAt = Integer.MAX_VALUE;
+        for (String k : keys) {
+            int at = indexOfWord(msg, k);
+            if (at < 0 && k.startsWith("env.")) {
+                at = indexOfWord(msg, k.substring("env.".length()));
+            }
+            int dot = k.startsWith("control.") ? k.indexOf('.', "control.".length()) : -1;
+            if (at < 0 && dot > 0 && msg.startsWith(k.substring(0, dot) + ":")) {
+                at = indexOfWord(msg, k.substring(dot + 1));
+            }
+            if (at >= 0 && (at < bestAt || (at == bestAt && k.length() > best.length()))) {
+                best = k;
+                bestAt = at;
+            }
+        }
+        return best;
+    }
+
+    /** Where {@code word} occurs in {@code s} not as part of a longer key, or -1. */
+    private static int indexOfWord(String s, String word) {
+        for (int at = s.indexOf(word); at >= 0; at = s.indexOf(word, at + 1)) {
+            boolean startOk = at == 0 || !isKeyChar(s.charAt(at - 1));
+            int end = at + word.length();
+            boolean endOk =
+                    end == s.length() || !isKeyChar(s.charAt(end)) || s.charAt(end) == '.' && end + 1 == s.length();
+            if (startOk && endOk) {
+                return at;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isKeyChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-';
+    }
+
+    private static String fileName(Scenario sc) {
+        String src = sc.source();
+        return src.substring(Math.max(src.lastIndexOf('/'), src.lastIndexOf(':')) + 1);
+    }
+
+    /** The smallest heap accepted for a stack's JVM. */
+    static final long MIN_HEAP_BYTES = 16L << 20;
+
+    /** Parses a {@code -Xmx} size the way the JVM does (a number, optional k/m/g/t suffix). */
+    static long heapBytes(String heap) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(\\d{1,12})([kKmMgGtT]?)").matcher(heap == null ? "" : heap.trim());
+        String expected = "expected a size such as 512m or 2g (a whole number with an optional k, m, g or t suffix),"
+                + " at least 16m";
+        if (!m.matches()) {
+            throw new BenchInputException("--heap '" + heap + "': " + expected);
+        }
+        int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            case "t" -> 40;
+            default -> 0;
+        };
+        long n = Long.parseLong(m.group(1));
+        if (n > (Long.MAX_VALUE >> shift)) {
+            throw new BenchInputException("--heap '" + heap + "': too large");
+        }
+        long bytes = n << shift;
+        if (bytes < MIN_HEAP_BYTES) {
+            throw new BenchInputException("--heap '" + heap + "': " + expected);
+        }
+        return bytes;
+    }
+
+    /**
+     * Checks that {@code dir} is, or can be created as, a directory: neither it nor any existing ancestor is a file.
+     */
+    public static void checkDirectory(String option, Path dir) {
+        Path abs = dir.toAbsolutePath().normalize();
+        if (Files.exists(abs)) {
+            if (!Files.isDirectory(abs)) {
+                throw new BenchInputException(option + " " + dir + ": is a file, not a directory");
+            }
+            if (!Files.isWritable(abs)) {
+                throw new BenchInputException(option + " " + dir + ": directory is not writable");
+            }
+            return;
+        }
+        for (Path p = abs.getParent(); p != null; p = p.getParent()) {
+            if (Files.exists(p)) {
+                if (!Files.isDirectory(p)) {
+                    throw new BenchInputException(option + " " + dir + ": " + p + " is a file, not a directory");
+                }
+                if (!Files.isWritable(p)) {
+                    throw new BenchInputException(option + " " + dir + ": cannot create it, " + p + " is not writable");
+                }
+                return;
+            }
+        }
     }
 
     private static Results.Stack inProcess(
@@ -275,22 +492,41 @@ public final class BenchRun {
 
     /**
      * The console progress of one stack: a bar over the preload (keys), then a bar over the phases (seconds) with the
-     * last window's throughput, p99, L0 files and backlog; with --no-progress a status line every 10 s instead.
+     * last window's throughput, p99, L0 files and backlog. Plain (with --no-progress, or when the console is not a
+     * terminal): no carriage returns, one status line every {@value #PLAIN_EVERY_SECONDS} s instead — the phase, the
+     * elapsed time and the last window's ops/s.
      */
     static final class ProgressView implements StackRunner.Progress, AutoCloseable {
+        static final int PLAIN_EVERY_SECONDS = 10;
+        private static final long PLAIN_EVERY_NANOS = PLAIN_EVERY_SECONDS * 1_000_000_000L;
         private final PrintStream console;
         private final String task;
         private final int seconds;
         private final boolean plain;
+        private final java.util.function.LongSupplier nanoClock;
+        private final long start;
         private ProgressBar preloadBar;
         private ProgressBar bar;
         private long lastLine;
+        private boolean preloadDone;
 
         ProgressView(String task, int seconds, boolean plain, PrintStream console) {
+            this(task, seconds, plain, console, System::nanoTime);
+        }
+
+        ProgressView(
+                String task,
+                int seconds,
+                boolean plain,
+                PrintStream console,
+                java.util.function.LongSupplier nanoClock) {
             this.task = task;
             this.console = console;
             this.seconds = seconds;
             this.plain = plain;
+            this.nanoClock = nanoClock;
+            this.start = nanoClock.getAsLong();
+            this.lastLine = start;
         }
 
         private ProgressBar newBar(String name, long max, String unit) {
@@ -304,12 +540,29 @@ public final class BenchRun {
                     .build();
         }
 
+        /** True (and the clock reset) when a plain status line is due. */
+        private boolean due() {
+            long now = nanoClock.getAsLong();
+            if (now - lastLine >= PLAIN_EVERY_NANOS) {
+                lastLine = now;
+                return true;
+            }
+            return false;
+        }
+
+        private String elapsed() {
+            long s = (nanoClock.getAsLong() - start) / 1_000_000_000L;
+            return String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
+        }
+
         @Override
         public void preload(long done, long total) {
             if (plain) {
-                if (System.nanoTime() - lastLine > 10e9 || done == total) {
-                    lastLine = System.nanoTime();
-                    console.println(String.format(Locale.ROOT, "%s preload %,d/%,d keys", task, done, total));
+                boolean last = done >= total;
+                if ((last && !preloadDone) || (!last && due())) {
+                    preloadDone |= last;
+                    console.println(String.format(
+                            Locale.ROOT, "%s preload  elapsed %s  %,d/%,d keys", task, elapsed(), done, total));
                 }
                 return;
             }
@@ -321,6 +574,17 @@ public final class BenchRun {
 
         @Override
         public void settling(double secs) {
+            if (plain) {
+                if (due()) {
+                    console.println(String.format(
+                            Locale.ROOT,
+                            "%s settling  elapsed %s  waiting for compactions %.0f s",
+                            task,
+                            elapsed(),
+                            secs));
+                }
+                return;
+            }
             if (preloadBar != null) {
                 preloadBar.setExtraMessage(String.format(Locale.ROOT, "waiting for compactions %.0f s", secs));
             }
@@ -336,8 +600,17 @@ public final class BenchRun {
                     w.l0Files() == null ? "-" : w.l0Files(),
                     w.backlog() == null ? "" : String.format(Locale.ROOT, "  backlog %,d", w.backlog()));
             if (plain) {
-                if ((second + 1) % 10 == 0 || second + 1 == total) {
-                    console.println(task + " " + (second + 1) + "/" + total + " s  " + msg);
+                // Counted in windows, not wall time: one line per 10 s of the timeline, and the last one.
+                if ((second + 1) % PLAIN_EVERY_SECONDS == 0 || second + 1 == total) {
+                    console.println(String.format(
+                            Locale.ROOT,
+                            "%s phase %s  %d/%d s  elapsed %s  %s",
+                            task,
+                            w.phase() == null || w.phase().isEmpty() ? "-" : w.phase(),
+                            second + 1,
+                            total,
+                            elapsed(),
+                            msg));
                 }
                 return;
             }

@@ -112,7 +112,7 @@ final class ChildStack {
                             Integer.parseInt(f[2]),
                             new Results.Window(
                                     Integer.parseInt(f[1]),
-                                    "",
+                                    f.length > 7 && !f[7].equals("-") ? f[7] : "",
                                     true,
                                     Long.parseLong(f[3]),
                                     Map.of(),

@@ -65,7 +65,8 @@ public final class StackMain {
             @Override
             public void window(int second, int total, Results.Window w) {
                 out.println(PREFIX + "window " + second + " " + total + " " + w.ops() + " " + dash(w.p99Us()) + " "
-                        + dash(w.l0Files()) + " " + dash(w.backlog()));
+                        + dash(w.l0Files()) + " " + dash(w.backlog()) + " "
+                        + (w.phase().isEmpty() ? "-" : w.phase()));
                 out.flush();
             }
         };

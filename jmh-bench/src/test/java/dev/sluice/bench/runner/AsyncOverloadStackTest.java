@@ -66,11 +66,14 @@ class AsyncOverloadStackTest {
         Results.Phase p = s.phases().get(0);
         assertThat(p.dispatch()).isEqualTo("async");
         assertThat(p.threads()).isNull();
-        assertThat(p.generated()).isBetween(5900L, 6001L);
+        // 3 s x 2000/s; the phase ends at a wall-clock window boundary, so a generator that a busy machine runs late
+        // has released fewer by then (the bound allows 0.3 s of lag).
+        assertThat(p.generated()).isBetween(5400L, 6001L);
         assertThat(p.dropped()).isZero();
         assertThat(p.unstartedAtEnd()).isZero();
-        // At most 50 wait in the gate (plus the few admitted and running): the client holds nothing back.
-        assertThat(p.maxBacklog()).isBetween(20L, 100L);
+        // At most 50 wait in the gate (plus the few admitted and running, more on a busy machine): the client holds
+        // nothing back of the 6000 offered.
+        assertThat(p.maxBacklog()).isBetween(20L, 200L);
 
         Results.Metrics m = s.metrics();
         assertThat(m.errors()).isZero();

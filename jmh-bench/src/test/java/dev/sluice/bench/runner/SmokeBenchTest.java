@@ -25,7 +25,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Runs the {@code smoke} scenario end to end — `sluice bench --scenario smoke`, real engine, one child JVM per stack —
@@ -43,13 +42,9 @@ class SmokeBenchTest {
     void runSmoke(@TempDir Path tmp) throws Exception {
         out = tmp.resolve("out");
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
+        // No --no-progress: the console is not a terminal here, so the runner must fall back to plain status lines.
         try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
-            System.setOut(ps);
-            exitCode = new CommandLine(new SluiceCli())
-                    .execute("bench", "--scenario", "smoke", "--out", out.toString(), "--no-progress");
-        } finally {
-            System.setOut(saved);
+            exitCode = SluiceCli.execute(ps, System.err, "bench", "--scenario", "smoke", "--out", out.toString());
         }
         console = buf.toString(StandardCharsets.UTF_8);
         System.out.println(console);
@@ -192,6 +187,12 @@ class SmokeBenchTest {
                 .contains("Tail throughput P99")
                 .contains("(1.00×)");
         assertThat(console).contains("Tail throughput P99").contains("results: ");
+        // Not a terminal: plain status lines (phase, elapsed, ops/s), no progress-bar frames.
+        assertThat(console)
+                .doesNotContain("\r")
+                .contains("[1/2] rocksdb preload")
+                .containsPattern(
+                        "\\[2/2\\] rocksdb-autotuned phase open-async +8/8 s +elapsed \\d+:\\d\\d +[\\d,]+ ops/s");
         List<String> expected = List.of(
                 "throughput.png",
                 "p99.png",
@@ -207,5 +208,27 @@ class SmokeBenchTest {
         }
         assertThat(out.resolve("data")).doesNotExist();
         assertThat(out.resolve("smoke.scenario")).exists();
+    }
+
+    @Test
+    void chartsRedrawsFromResultsJsonAndRefusesAnOutUnderAFile() throws Exception {
+        Path results = out.resolve("results.json");
+        Path redrawn = out.resolveSibling("redrawn");
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        try (PrintStream po = new PrintStream(o, true, StandardCharsets.UTF_8);
+                PrintStream pe = new PrintStream(e, true, StandardCharsets.UTF_8)) {
+            assertThat(SluiceCli.execute(po, pe, "charts", results.toString(), "--out", redrawn.toString()))
+                    .as("stderr: %s", e)
+                    .isZero();
+            assertThat(redrawn.resolve("throughput.png")).isRegularFile();
+            Path underAFile = results.resolve("x");
+            assertThat(SluiceCli.execute(po, pe, "charts", results.toString(), "--out", underAFile.toString()))
+                    .isEqualTo(2);
+        }
+        assertThat(e.toString(StandardCharsets.UTF_8).strip())
+                .startsWith("sluice charts: --out ")
+                .contains("is a file, not a directory")
+                .doesNotContain("\n");
     }
 }

@@ -100,13 +100,18 @@ class AsyncOpenLoopDriverTest {
                 11);
     }
 
-    /** Runs the driver over {@code [start, start + millis)}, sampling its in-flight count every 0.5 ms meanwhile. */
-    private static long runSampling(AsyncOpenLoopDriver d, long millis) {
+    /**
+     * Runs the driver over {@code [start, start + millis)} until it has generated all {@code arrivals} (however late a
+     * busy machine runs its generator), sampling its in-flight count every 0.5 ms meanwhile.
+     */
+    private static long runSampling(AsyncOpenLoopDriver d, long millis, long arrivals) {
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
         long end = start + TimeUnit.MILLISECONDS.toNanos(millis);
         d.start(start, end);
         long maxSeen = 0;
-        while (System.nanoTime() < end + TimeUnit.MILLISECONDS.toNanos(20)) {
+        long deadline = end + TimeUnit.MILLISECONDS.toNanos(Waiting.TIMEOUT_MILLIS);
+        while (System.nanoTime() < end || d.generated() < arrivals) {
+            assertThat(System.nanoTime()).as("%d arrivals generated", arrivals).isLessThan(deadline);
             maxSeen = Math.max(maxSeen, d.backlog());
             java.util.concurrent.locks.LockSupport.parkNanos(500_000);
         }
@@ -130,7 +135,7 @@ class AsyncOpenLoopDriverTest {
                     sink,
                     System::nanoTime,
                     3);
-            long maxSeen = runSampling(d, 1500);
+            long maxSeen = runSampling(d, 1500, 3000);
             d.stop();
             assertThat(d.await(10_000))
                     .as("generator finished and in-flight requests drained")
@@ -139,18 +144,20 @@ class AsyncOpenLoopDriverTest {
             assertThat(sink.failures).as("failures").isEmpty();
             long completed = sink.latencies.size();
             long rejected = sink.rejected.sum();
-            assertThat(d.generated()).isBetween(2990L, 3001L);
+            assertThat(d.generated()).isEqualTo(3000); // 1.5 s x 2000/s, evenly spaced from t = 0
             assertThat(d.dropped()).isZero();
             assertThat(d.unstartedAtStop()).isZero();
             assertThat(completed + rejected)
                     .as("every arrival completed or was refused")
                     .isEqualTo(d.generated());
-            assertThat(rejected).as("refused by the gate").isGreaterThan(2000);
-            assertThat(completed).as("admitted at ~200/s").isBetween(150L, 700L);
+            // The gate admits 200/s of wall time plus its 20 waiters: ~320 on time. A busy machine that stretches the
+            // phase admits more, but even 3x stretched that stays below half of what was offered.
+            assertThat(rejected).as("refused by the gate").isGreaterThan(1500);
+            assertThat(completed).as("admitted at ~200/s").isBetween(150L, 1500L);
             // The overload waits in the gate (≤ 20 requests), not in the client: in flight stays near queue.max
-            // although ~3000 requests were offered.
+            // (plus requests on their way to the gate on a busy machine) although 3000 requests were offered.
             long peak = d.takeMaxBacklog();
-            assertThat(peak).isGreaterThanOrEqualTo(maxSeen).isBetween(10L, 60L);
+            assertThat(peak).isGreaterThanOrEqualTo(maxSeen).isBetween(10L, 150L);
             assertThat(d.backlog()).isZero();
             // Latency runs from the intended start and so includes the admission wait (up to 100 ms).
             long maxLatency =
@@ -174,7 +181,7 @@ class AsyncOpenLoopDriverTest {
                     sink,
                     System::nanoTime,
                     5);
-            long maxSeen = runSampling(d, 500);
+            long maxSeen = runSampling(d, 500, 500);
             long inFlightAtStop = d.backlog();
             d.stop();
             long generatedAtStop = d.generated();
@@ -185,8 +192,10 @@ class AsyncOpenLoopDriverTest {
             assertThat(inFlightAtStop)
                     .as("requests still in flight at the stop")
                     .isPositive();
-            assertThat(d.generated()).isEqualTo(generatedAtStop).isBetween(490L, 501L);
-            assertThat(d.dropped()).as("dropped at the bound").isGreaterThan(300);
+            assertThat(d.generated()).isEqualTo(generatedAtStop).isEqualTo(500); // 0.5 s x 1000/s
+            // At most 100/s of wall time complete (~50 on time) and 25 are in flight: ~425 dropped on time, and still
+            // more than 100 if a busy machine stretched the phase 3x.
+            assertThat(d.dropped()).as("dropped at the bound").isGreaterThan(100);
             assertThat(sink.failures).isEmpty();
             assertThat(sink.rejected.sum()).isZero();
             // The requests in flight at the stop completed on their own and were counted: nothing is lost.

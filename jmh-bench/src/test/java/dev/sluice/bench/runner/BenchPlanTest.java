@@ -1,0 +1,45 @@
+package dev.sluice.bench.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.bench.scenario.Scenarios;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The up-front checks of {@code sluice bench} accept every shipped scenario as it is, and write nothing. */
+class BenchPlanTest {
+    @TempDir
+    Path tmp;
+
+    private static BenchRun.Request request(String scenario, Path out, String heap, boolean noDevice) {
+        return new BenchRun.Request(scenario, out, null, null, null, false, false, heap, noDevice, true);
+    }
+
+    @Test
+    void everyShippedScenarioPassesTheChecksWithAndWithoutTheDevice() {
+        assertThat(Scenarios.shipped()).isNotEmpty();
+        for (String name : Scenarios.shipped()) {
+            Path out = tmp.resolve(name);
+            for (boolean noDevice : new boolean[] {false, true}) {
+                BenchRun.Plan plan = BenchRun.plan(request(name, out, "1g", noDevice));
+                assertThat(plan.scenario().name()).isEqualTo(name);
+                assertThat(plan.out()).isEqualTo(out);
+            }
+            assertThat(out).as("nothing written for " + name).doesNotExist();
+        }
+    }
+
+    @Test
+    void heapSizesAreParsedLikeTheJvmDoes() {
+        assertThat(BenchRun.heapBytes("1g")).isEqualTo(1L << 30);
+        assertThat(BenchRun.heapBytes("512M")).isEqualTo(512L << 20);
+        assertThat(BenchRun.heapBytes("16m")).isEqualTo(16L << 20);
+        assertThat(BenchRun.heapBytes("2T")).isEqualTo(2L << 40);
+        assertThat(BenchRun.heapBytes("33554432")).isEqualTo(32L << 20);
+        for (String bad : new String[] {"bogus", "", "1.5g", "-1g", "1gb", "15m", "0", "99999999999999t"}) {
+            assertThatThrownBy(() -> BenchRun.heapBytes(bad)).as(bad).isInstanceOf(BenchInputException.class);
+        }
+    }
+}
