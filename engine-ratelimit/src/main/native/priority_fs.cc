@@ -249,7 +249,7 @@ IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_byte
   uint64_t wait = 0;
   int tier = -1;
   bool release = false;
-  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, &tier, &release);
+  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, units, &tier, &release);
   const uint64_t t0 = NowNanos();
   if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, t0));
   IoOutcome out = fn();
@@ -742,7 +742,7 @@ int64_t SyntheticIo(const std::shared_ptr<EnvState>& state, int cls, int op, uin
   InitCtx(&f, state, "/sluice-synthetic/000001.sst", false);
   f.part = &state->unattributed;
   const uint64_t t0 = NowNanos();
-  IOStatus s = RunIo(f, cls, urgent, op, bytes, 1, state->Units(bytes), true,
+  IOStatus s = RunIo(f, cls, urgent, op, bytes, 1, op == kOpSync ? 0 : state->Units(bytes), true,
                      [&]() { return IoOutcome{IOStatus::OK(), op == kOpSync ? 0 : bytes}; });
   return s.ok() ? static_cast<int64_t>(NowNanos() - t0) : -1;
 }

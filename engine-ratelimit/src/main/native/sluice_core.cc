@@ -154,10 +154,11 @@ void EnvState::ReadStats(int idx, long* out) {
   if (p != nullptr) add(p);
 }
 
-uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release) {
+uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
+                            bool* release) {
   uint64_t w = 0;
   if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) w += caps[cls].Acquire(bytes, ops);
-  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, Units(bytes) * (ops > 1 ? ops : 1), tier, release);
+  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, units, tier, release);
   return w;
 }
 

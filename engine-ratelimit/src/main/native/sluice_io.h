@@ -367,8 +367,10 @@ struct EnvState {
   bool SchedulingOn() const {
     return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
   }
-  // Class caps then node policy. Returns wait ns.
-  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release);
+  // Class caps then node policy. `ops` data operations (a MultiRead's request count) of `bytes` in total cost `units`
+  // I/O units (Σ Units(request bytes); 0 for a sync), the same number the device model is charged. Returns wait ns.
+  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release);
+  // The one place where bytes become I/O units (device.io.unit.kb): a request of up to one unit costs 1.
   uint64_t Units(uint64_t bytes) const {
     uint64_t u = device.UnitBytes();
     return bytes == 0 ? 1 : (bytes + u - 1) / u;
