@@ -122,12 +122,18 @@ BRIDGE(void, readStats)(JNIEnv* env, jclass, jlong h, jint part, jlongArray out)
   env->SetLongArrayRegion(out, 0, static_cast<jsize>(buf.size()), reinterpret_cast<const jlong*>(buf.data()));
 }
 
-BRIDGE(void, setClassLimit)(JNIEnv*, jclass, jlong h, jint cls, jdouble ops, jdouble bytes) {
-  EnvState& s = *State(h);
-  bool was = s.caps[cls].active.load();
-  s.caps[cls].Set(ops, bytes);
-  bool now = s.caps[cls].active.load();
-  if (was != now) s.caps_on.fetch_add(now ? 1 : -1);
+BRIDGE(void, setClassLimit)(JNIEnv* env, jclass, jlong h, jint cls, jdouble ops, jdouble bytes) {
+  if (cls < 0 || cls >= sluice::kNumClasses) {
+    ThrowIllegalArgument(env, "unknown I/O class ordinal " + std::to_string(cls));
+    return;
+  }
+  State(h)->SetClassLimit(cls, ops, bytes);
+}
+
+BRIDGE(jint, capsOn)(JNIEnv*, jclass, jlong h) { return State(h)->caps_on.load(); }
+
+BRIDGE(void, setForegroundMaxWait)(JNIEnv*, jclass, jlong h, jlong ns) {
+  State(h)->fg_max_wait_ns.store(ns < 0 ? 0 : static_cast<uint64_t>(ns));
 }
 
 BRIDGE(void, setPolicy)
@@ -175,9 +181,11 @@ BRIDGE(void, readDeviceStats)(JNIEnv* env, jclass, jlong h, jlongArray out) {
 }
 
 BRIDGE(void, readSchedulerStats)(JNIEnv* env, jclass, jlong h, jlongArray out) {
-  long buf[3 + sluice::kMaxTiers];
+  constexpr int n = sluice::NodeScheduler::kSnapshotFields + 1;
+  long buf[n];
   State(h)->sched.Snapshot(buf);
-  env->SetLongArrayRegion(out, 0, 3 + sluice::kMaxTiers, reinterpret_cast<const jlong*>(buf));
+  buf[n - 1] = static_cast<long>(State(h)->overruns.load());
+  env->SetLongArrayRegion(out, 0, n, reinterpret_cast<const jlong*>(buf));
 }
 
 BRIDGE(jdouble, budgetUse)(JNIEnv*, jclass, jlong h) {

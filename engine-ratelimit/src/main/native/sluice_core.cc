@@ -156,10 +156,30 @@ void EnvState::ReadStats(int idx, long* out) {
 
 uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
                             bool* release) {
+  // A foreground I/O may hold RocksDB's write-group leadership (WAL) or a user thread: its total wait is bounded.
+  const bool fg = urgent || cls == kWal || cls == kUserGet || cls == kUserScan || cls == kMeta;
+  const uint64_t max_wait = fg ? fg_max_wait_ns.load(std::memory_order_relaxed) : 0;
+  const uint64_t deadline = max_wait == 0 ? 0 : NowNanos() + max_wait;
+  bool overrun = false;
   uint64_t w = 0;
-  if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) w += caps[cls].Acquire(bytes, ops);
-  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, units, tier, release);
+  if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) {
+    w += caps[cls].Acquire(bytes, ops, deadline, &overrun);
+  }
+  if (sched.Active()) {
+    bool late = false;
+    w += sched.Acquire(cls, urgent, bytes, units, overrun ? NowNanos() : deadline, tier, release, &late);
+    overrun = overrun || late;
+  }
+  if (overrun) overruns.fetch_add(1, std::memory_order_relaxed);
   return w;
+}
+
+void EnvState::SetClassLimit(int cls, double ops, double bytes) {
+  std::lock_guard<std::mutex> l(caps_mu);
+  caps[cls].Set(ops, bytes);
+  int n = 0;
+  for (auto& c : caps) n += c.active.load(std::memory_order_relaxed) ? 1 : 0;
+  caps_on.store(n, std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------------------------------------------ class caps ----
@@ -191,7 +211,7 @@ void ClassCap::Set(double ops_per_sec, double bytes_per_sec) {
   active.store(ops_per_sec > 0 || bytes_per_sec > 0, std::memory_order_relaxed);
 }
 
-uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops) {
+uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun) {
   const uint64_t t0 = NowNanos();
   bool waited = false;
   for (;;) {
@@ -206,12 +226,18 @@ uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops) {
     for (;;) {
       now = NowNanos();
       if (now >= start) break;
+      if (deadline_ns != 0 && now >= deadline_ns) {
+        *overrun = true;
+        return NowNanos() - t0;
+      }
       if (gen.load(std::memory_order_acquire) != g) {
         changed = true;
         break;
       }
       waited = true;
-      SleepUntil(std::min(start, now + 50000000UL));  // re-check for a changed limit every 50 ms
+      uint64_t until = std::min(start, now + 50000000UL);  // re-check for a changed limit every 50 ms
+      if (deadline_ns != 0) until = std::min(until, deadline_ns);
+      SleepUntil(until);
     }
     if (!changed) return waited ? NowNanos() - t0 : 0;
   }
@@ -253,13 +279,14 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
     // no history yet: lower tiers start conservatively, in the last min_window of the second
     win_start_[t] = t == 0 ? 0 : 1.0 - p_.min_window;
     pass_[t] = 0;
-    inflight_[t] = 0;
+    // inflight_ is kept: I/Os granted under the previous policy are still in the device and will Release()
   }
   vtime_ = 0;
   kind_.store(p_.kind, std::memory_order_relaxed);
   if (p_.kind == kPassThrough) {
     for (auto& q : q_) {
       for (Waiter* w : q) {
+        inflight_[w->tier]++;  // released by its Acquire's caller like any grant
         w->granted = true;
         w->cv.notify_one();
       }
@@ -345,7 +372,7 @@ void NodeScheduler::Consume(int tier, uint64_t bytes, uint64_t units, uint64_t n
     vtime_ = std::max(vtime_, pass_[tier]);
     pass_[tier] += cost / p_.weight[tier];
   }
-  if (InflightMode()) inflight_[tier]++;
+  inflight_[tier]++;  // every grant is released once, whatever the policy is by then
   granted_units_ += units;
   granted_bytes_ += bytes;
   uint64_t sec = now / 1000000000UL;
@@ -468,9 +495,11 @@ uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
   return std::max(wake, now + 20000UL);
 }
 
-uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release) {
+uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
+                               bool* release, bool* overrun) {
   std::unique_lock<std::mutex> l(mu_);
   *release = false;
+  *overrun = false;
   if (p_.kind == kPassThrough) return 0;
   const uint64_t t0 = NowNanos();
   uint64_t now = t0;
@@ -480,7 +509,7 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
   demand_[t] += static_cast<double>(units);
   if (waiting_ == 0 && Eligible(t, now, false)) {
     Consume(t, bytes, units, now);
-    *release = InflightMode();
+    *release = true;
     return 0;
   }
   Waiter w;
@@ -495,13 +524,26 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
   while (!w.granted) {
     if (p_.kind == kTimeWindows && sec_tokens_ <= 0) starved_[t] = true;
     uint64_t wake = NextWake(now, &w);
+    if (deadline_ns != 0) wake = std::min(wake, std::max(deadline_ns, now + 1000));
     w.cv.wait_for(l, std::chrono::nanoseconds(wake - now));
     if (w.granted) break;
     now = NowNanos();
     Refill(now);
     Dispatch(now);
+    if (w.granted) break;
+    if (deadline_ns != 0 && now >= deadline_ns) {
+      // the bound of a foreground wait: leave the queue and proceed, charged as if granted
+      auto& q = q_[w.tier];
+      q.erase(std::find(q.begin(), q.end(), &w));
+      waiting_--;
+      Consume(w.tier, bytes, units, now);
+      w.granted = true;
+      *overrun = true;
+      Dispatch(now);
+    }
   }
-  *release = InflightMode();
+  *tier = w.tier;
+  *release = true;
   return NowNanos() - t0;
 }
 
@@ -521,6 +563,7 @@ void NodeScheduler::Snapshot(long* out) {
   out[1] = static_cast<long>(granted_bytes_);
   out[2] = waiting_;
   for (int t = 0; t < kMaxTiers; t++) out[3 + t] = static_cast<long>(win_start_[t] * 1e6);  // micro-fractions
+  for (int t = 0; t < kMaxTiers; t++) out[3 + kMaxTiers + t] = inflight_[t];
 }
 
 // --------------------------------------------------------------------------------------------------- device ----

@@ -132,8 +132,8 @@ struct ClassCap {
   std::atomic<uint64_t> bytes_tat{0};
   std::atomic<uint32_t> gen{0};
   std::atomic<bool> active{false};
-  // Returns nanoseconds waited.
-  uint64_t Acquire(uint64_t bytes, uint32_t ops);
+  // Returns nanoseconds waited. deadline_ns != 0: stop waiting then and set *overrun (the reservation stays charged).
+  uint64_t Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun);
   void Set(double ops_per_sec, double bytes_per_sec);
 };
 
@@ -161,11 +161,16 @@ class NodeScheduler {
   void SetPolicy(const PolicyParams& p);
   PolicyParams Policy();
   bool Active() const { return kind_.load(std::memory_order_relaxed) != kPassThrough; }
-  // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow.
-  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release);
+  // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow
+  // (every grant of a node policy: in-flight counts are kept across policy switches, so each grant is released once).
+  // deadline_ns != 0: at that time the request leaves the queue, is charged as if granted and sets *overrun.
+  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
+                   bool* release, bool* overrun);
   void Release(int tier);
   // Units / bytes granted in the last full second, and the configured budget (0 = none).
-  void Snapshot(long* out);  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers]
+  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers, in flight x kMaxTiers]
+  static constexpr int kSnapshotFields = 3 + 2 * kMaxTiers;
+  void Snapshot(long* out);
   // Fraction of the node budget (node rates or paid IOPS) granted in the last full second; 0 without a budget.
   double BudgetUse(uint64_t now);
 
@@ -352,6 +357,11 @@ struct EnvState {
 
   ClassCap caps[kNumClasses];
   std::atomic<int> caps_on{0};
+  std::mutex caps_mu;  // serialises SetClassLimit (caps_on = number of active caps)
+  // Longest scheduler wait (class cap + node policy) of a foreground I/O (WAL, user reads, META, IO_USER) before it
+  // proceeds anyway and counts as an overrun; 0 = unbounded.
+  std::atomic<uint64_t> fg_max_wait_ns{100000000UL};
+  std::atomic<uint64_t> overruns{0};
   NodeScheduler sched;
   ContractDevice device;
   FaultInjector faults;
@@ -364,6 +374,7 @@ struct EnvState {
   Partition* ByIndex(int idx);                  // -1 -> unattributed
   int PartitionCount();
   void ReadStats(int idx, long* out);           // idx == -2: node total
+  void SetClassLimit(int cls, double ops, double bytes);
   bool SchedulingOn() const {
     return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
   }

@@ -14,7 +14,8 @@ final class NativeBridge {
 
     static final int DEVICE_FIELDS = 9;
 
-    static final int SCHEDULER_FIELDS = 3 + 4;
+    /** granted units, granted bytes, waiting, window starts x 4, in flight x 4, foreground overruns. */
+    static final int SCHEDULER_FIELDS = 3 + 4 + 4 + 1;
 
     private NativeBridge() {}
 
@@ -54,6 +55,12 @@ final class NativeBridge {
     static native void readStats(long state, int partition, long[] out);
 
     static native void setClassLimit(long state, int ioClass, double opsPerSecond, double bytesPerSecond);
+
+    /** Number of classes with an active cap (test hook). */
+    static native int capsOn(long state);
+
+    /** Longest scheduler wait of a foreground I/O before it proceeds as an overrun; 0 = unbounded. */
+    static native void setForegroundMaxWait(long state, long nanos);
 
     static native void setPolicy(
             long state,

@@ -8,6 +8,7 @@ import dev.sluice.core.spi.StorageEnv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -215,26 +216,44 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             NativeBridge.readSchedulerStats(s, raw);
             return null;
         });
-        double[] windows = new double[IoPolicy.MAX_TIERS];
-        for (int t = 0; t < windows.length; t++) {
+        int tiers = IoPolicy.MAX_TIERS;
+        double[] windows = new double[tiers];
+        long[] inFlight = new long[tiers];
+        for (int t = 0; t < tiers; t++) {
             windows[t] = raw[3 + t] / 1e6;
+            inFlight[t] = raw[3 + tiers + t];
         }
-        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows);
+        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows, inFlight, raw[3 + 2 * tiers]);
     }
 
     /**
      * Scheduler state.
      *
      * @param windowStarts for {@link IoPolicy.TimeWindows}: where in the current second each tier's window opens
+     * @param inFlight per tier: I/Os granted by a node policy and not finished yet (kept across policy switches)
+     * @param foregroundOverruns foreground I/Os (WAL, user reads, META, I/O RocksDB marked urgent) that reached the
+     *     foreground wait bound ({@link #setForegroundWaitBound}) and proceeded without their grant
      */
-    public record SchedulerStats(long grantedUnits, long grantedBytes, int waiting, double[] windowStarts) {
+    public record SchedulerStats(
+            long grantedUnits,
+            long grantedBytes,
+            int waiting,
+            double[] windowStarts,
+            long[] inFlight,
+            long foregroundOverruns) {
         public SchedulerStats {
             windowStarts = windowStarts.clone();
+            inFlight = inFlight.clone();
         }
 
         @Override
         public double[] windowStarts() {
             return windowStarts.clone();
+        }
+
+        @Override
+        public long[] inFlight() {
+            return inFlight.clone();
         }
     }
 
@@ -301,6 +320,29 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             return null;
         });
         policy = p;
+    }
+
+    /**
+     * Bounds how long a foreground I/O — WAL, USER_GET, USER_SCAN, META, or compaction/flush I/O RocksDB marked urgent
+     * during a write stall — may wait in the scheduler (class cap plus node policy together). A WAL write waits while
+     * holding RocksDB's write-group leadership, so an unbounded wait would stall every writer. When the bound is
+     * reached the I/O proceeds (its cap reservation and node tokens stay charged) and {@link
+     * SchedulerStats#foregroundOverruns()} counts it. Default 100 ms; {@link Duration#ZERO} = unbounded. Background
+     * classes are never bounded.
+     */
+    public void setForegroundWaitBound(Duration bound) {
+        if (bound == null || bound.isNegative()) {
+            throw new IllegalArgumentException("foreground wait bound must be ≥ 0, got " + bound);
+        }
+        withState(s -> {
+            NativeBridge.setForegroundMaxWait(s, bound.toNanos());
+            return null;
+        });
+    }
+
+    /** Test hook: how many classes have an active cap. */
+    int activeClassCaps() {
+        return withState(NativeBridge::capsOn);
     }
 
     @Override

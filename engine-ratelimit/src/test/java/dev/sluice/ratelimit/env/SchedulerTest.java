@@ -208,6 +208,169 @@ class SchedulerTest {
         }
     }
 
+    @Test
+    void aWalClassCapWaitIsBoundedAndCountedAsAnOverrun() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setForegroundWaitBound(Duration.ofMillis(200));
+            env.setClassLimit(IoClass.WAL, 0.01, 0); // one write per 100 s
+            env.syntheticIo(IoClass.WAL, FaultRule.Op.WRITE, 4096, false); // uses the burst allowance
+            long overruns = env.schedulerStats().foregroundOverruns();
+            CompletableFuture<Long> second =
+                    CompletableFuture.supplyAsync(() -> env.syntheticIo(IoClass.WAL, FaultRule.Op.WRITE, 4096, false));
+            long ns = second.get(20, TimeUnit.SECONDS); // unbounded, it would wait ~100 s
+            assertThat(ns)
+                    .as("it waited for the bound")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(190).toNanos());
+            assertThat(env.schedulerStats().foregroundOverruns() - overruns).isEqualTo(1);
+            assertThat(env.ioDetail().get(IoClass.WAL).delayedOps()).isEqualTo(1);
+
+            // a background class is not bounded: its I/O keeps waiting until the cap is lifted
+            env.setClassLimit(IoClass.PREFETCH, 0.01, 0);
+            env.syntheticIo(IoClass.PREFETCH, FaultRule.Op.READ, 4096, false);
+            CompletableFuture<Long> prefetch = CompletableFuture.supplyAsync(
+                    () -> env.syntheticIo(IoClass.PREFETCH, FaultRule.Op.READ, 4096, false));
+            Thread.sleep(600);
+            assertThat(prefetch).isNotDone();
+            env.setClassLimit(IoClass.PREFETCH, 0, 0);
+            assertThat(prefetch.get(10, TimeUnit.SECONDS)).isPositive();
+            assertThat(env.schedulerStats().foregroundOverruns() - overruns).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWalWaitForNodeTokensIsBounded() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.setForegroundWaitBound(Duration.ofMillis(200));
+            // 0.1 units/s: after the first I/O the node budget is ~10 s in debt
+            env.setPolicy(new IoPolicy.StrictPriority(
+                    IoPolicy.cruiseDb(Duration.ZERO).tiers(), Duration.ZERO, new IoPolicy.NodeBudget(0.1, 0)));
+            env.syntheticIo(IoClass.WAL, FaultRule.Op.WRITE, 4096, false);
+            List<CompletableFuture<Long>> writes = List.of(
+                    CompletableFuture.supplyAsync(() -> env.syntheticIo(IoClass.WAL, FaultRule.Op.WRITE, 4096, false)),
+                    CompletableFuture.supplyAsync(
+                            () -> env.syntheticIo(IoClass.USER_GET, FaultRule.Op.READ, 4096, false)));
+            for (CompletableFuture<Long> w : writes) {
+                assertThat(w.get(20, TimeUnit.SECONDS))
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(190).toNanos());
+            }
+            PriorityEnv.SchedulerStats st = env.schedulerStats();
+            assertThat(st.foregroundOverruns()).isEqualTo(2);
+            assertThat(st.waiting()).isZero();
+            assertThat(st.inFlight()).containsOnly(0L);
+        }
+    }
+
+    @Test
+    void aPolicySwitchKeepsCountingGrantedIoInFlight() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            // strict priority without a budget and without a starvation bound: tier 2 waits while tier 0 is in flight
+            env.setPolicy(IoPolicy.cruiseDb(Duration.ZERO));
+            env.configureDevice(new ContractDevice(true, 0, 0, 0, Duration.ofMillis(900), 0, 256 * 1024));
+            CompletableFuture<Long> get = CompletableFuture.supplyAsync(
+                    () -> env.syntheticIo(IoClass.USER_GET, FaultRule.Op.READ, 4096, false));
+            awaitTrue(() -> env.schedulerStats().inFlight()[0] == 1, "the Get is in flight");
+            env.setPolicy(IoPolicy.cruiseDb(Duration.ZERO)); // a policy switch while the Get is in the device
+            assertThat(env.schedulerStats().inFlight()[0])
+                    .as("the granted Get is still in flight")
+                    .isEqualTo(1);
+            CompletableFuture<Long> deep = CompletableFuture.supplyAsync(
+                    () -> env.syntheticIo(IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, false));
+            get.get(20, TimeUnit.SECONDS);
+            deep.get(20, TimeUnit.SECONDS);
+            assertThat(env.ioDetail().get(IoClass.COMPACTION_DEEP).delayedOps())
+                    .as("the compaction I/O waited for the Get")
+                    .isEqualTo(1);
+            assertThat(env.schedulerStats().inFlight()).containsOnly(0L);
+        }
+    }
+
+    @Test
+    void policySwitchesUnderLoadLoseNoWaiterAndLeaveNoCountBehind() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.configureDevice(new ContractDevice(true, 0, 0, 0, Duration.ofNanos(200_000), 0, 256 * 1024));
+            List<IoPolicy> policies = List.of(
+                    IoPolicy.cruiseDb(Duration.ofMillis(20)),
+                    new IoPolicy.StrictPriority(
+                            IoPolicy.cruiseDb(Duration.ZERO).tiers(),
+                            Duration.ofMillis(20),
+                            new IoPolicy.NodeBudget(2000, 0)),
+                    IoPolicy.flexEngineNode(16.0 * (1 << 20)),
+                    IoPolicy.calcspar(2000),
+                    IoPolicy.passThrough());
+            long minInFlight = 0;
+            long switches = 0;
+            try (SyntheticLoad gets = new SyntheticLoad(env, IoClass.USER_GET, FaultRule.Op.READ, 4096, 2).start();
+                    SyntheticLoad flush =
+                            new SyntheticLoad(env, IoClass.FLUSH, FaultRule.Op.WRITE, 64 * 1024, 1).start();
+                    SyntheticLoad deep =
+                            new SyntheticLoad(env, IoClass.COMPACTION_DEEP, FaultRule.Op.READ, 4096, 1).start()) {
+                long end = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+                while (System.nanoTime() < end) {
+                    env.setPolicy(policies.get((int) (switches++ % policies.size())));
+                    for (long n : env.schedulerStats().inFlight()) {
+                        minInFlight = Math.min(minInFlight, n);
+                    }
+                    Thread.sleep(5);
+                }
+                env.setPolicy(IoPolicy.passThrough());
+            } // close() fails the test if a worker stays blocked
+            assertThat(switches).isGreaterThan(10);
+            assertThat(minInFlight).as("in-flight counts never negative").isZero();
+            PriorityEnv.SchedulerStats st = env.schedulerStats();
+            assertThat(st.waiting()).isZero();
+            assertThat(st.inFlight()).as("every grant released").containsOnly(0L);
+        }
+    }
+
+    @Test
+    void concurrentClassLimitChangesKeepTheActiveCapCount() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            for (int round = 0; round < 20; round++) {
+                boolean on = round % 2 == 0;
+                List<Thread> setters = new java.util.ArrayList<>();
+                java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                for (int t = 0; t < 4; t++) {
+                    Thread th = new Thread(() -> {
+                        try {
+                            for (int i = 0; i < 2000; i++) {
+                                boolean set = i % 2 == 0;
+                                env.setClassLimit(IoClass.USER_GET, set ? 1000 : 0, 0);
+                                env.setClassLimit(IoClass.FLUSH, 0, set ? 1e6 : 0);
+                            }
+                            env.setClassLimit(IoClass.USER_GET, on ? 1000 : 0, 0);
+                            env.setClassLimit(IoClass.FLUSH, 0, on ? 1e6 : 0);
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    });
+                    th.start();
+                    setters.add(th);
+                }
+                for (Thread th : setters) {
+                    th.join(60_000);
+                    assertThat(th.isAlive()).isFalse();
+                }
+                assertThat(failure.get()).isNull();
+                assertThat(env.activeClassCaps())
+                        .as("active caps after round %d", round)
+                        .isEqualTo(on ? 2 : 0);
+            }
+            env.setClassLimit(IoClass.USER_GET, 0.01, 0);
+            assertThat(env.activeClassCaps()).isEqualTo(1);
+        }
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 20 s: " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
     private record Rate(double opsPerSecond, double bytesPerSecond) {}
 
     private interface LoadFactory {
