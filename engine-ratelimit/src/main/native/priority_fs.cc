@@ -658,7 +658,10 @@ class PriorityFileSystem : public rocksdb::FileSystemWrapper {
                       IODebugContext* dbg) override {
     if (st_->power.Off()) return PowerOffStatus("rename", src);
     IOStatus s = target()->RenameFile(src, dst, o, dbg);
-    if (s.ok()) st_->power.Renamed(src, dst);
+    if (s.ok()) {
+      st_->power.Renamed(src, dst);
+      Forget(src);  // e.g. a table file moved to trash by RocksDB's delete scheduler
+    }
     return s;
   }
   IOStatus LinkFile(const std::string& src, const std::string& dst, const IOOptions& o, IODebugContext* dbg) override {
