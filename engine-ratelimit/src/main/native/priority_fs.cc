@@ -251,7 +251,7 @@ IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_byte
   bool release = false;
   if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, units, &tier, &release);
   const uint64_t t0 = NowNanos();
-  if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, t0));
+  if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, nops == 0 ? 1 : nops, t0));
   IoOutcome out = fn();
   const uint64_t t1 = NowNanos();
   if (release) s.sched.Release(tier);

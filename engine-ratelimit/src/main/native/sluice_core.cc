@@ -612,7 +612,7 @@ void ContractDevice::Roll(uint64_t now) {
   }
 }
 
-uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t now) {
+uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint32_t ops, uint64_t now) {
   std::lock_guard<std::mutex> l(mu_);
   if (!p_.enabled) return now;
   // per-second usage for budgetUse
@@ -645,8 +645,8 @@ uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t 
   const double u = static_cast<double>(units);
   if (p_.iops <= 0 || regular_ >= u) {
     if (p_.iops > 0) regular_ -= u;
-    c_[kDRegularOps]++;
-    c_[kDRegularDelayNs] += done - now;
+    c_[kDRegularOps] += ops;
+    c_[kDRegularDelayNs] += (done - now) * ops;
   } else {
     // Overdraft: borrow what the regular bucket lacks; overdrawn I/Os are served one after another at 1/A seconds
     // per unit, so L concurrent requesters each see W = L/A.
@@ -660,8 +660,8 @@ uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t 
     debt_ += borrow;
     lane_free_ = start + static_cast<uint64_t>(u * 1e9 / p_.iops);
     done = std::max(lane_free_, done);
-    c_[kDOverdraftOps]++;
-    c_[kDOverdraftDelayNs] += done - now;
+    c_[kDOverdraftOps] += ops;
+    c_[kDOverdraftDelayNs] += (done - now) * ops;
   }
   c_[kDUnits] += units;
   if (read) {

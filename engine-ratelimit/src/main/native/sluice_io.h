@@ -247,8 +247,9 @@ class ContractDevice {
   DeviceParams Params();
   bool Enabled() const { return enabled_.load(std::memory_order_relaxed); }
   uint64_t UnitBytes() const { return unit_bytes_.load(std::memory_order_relaxed); }
-  // Returns the model's completion time for an I/O arriving at `now`; the caller sleeps until then.
-  uint64_t Admit(int op, uint64_t bytes, uint64_t units, uint64_t now);
+  // Returns the model's completion time for an I/O of `ops` requests (a MultiRead's count, else 1) arriving at `now`;
+  // the caller sleeps until then. The requests are admitted together: Σ units tokens, one bandwidth transfer.
+  uint64_t Admit(int op, uint64_t bytes, uint64_t units, uint32_t ops, uint64_t now);
   void Read(long* out);
   double BudgetUse(uint64_t now);
 

@@ -64,6 +64,7 @@ class DeviceEmulationTest {
                 assertThat(ops).as("one operation per request").isGreaterThanOrEqualTo(keys.size());
                 assertThat(dev.units()).as("Σ units of the requests").isBetween(ops, 3 * ops);
                 assertThat(schedUnits).as("scheduler units = device units").isEqualTo(dev.units());
+                assertThat(dev.ops()).as("device operations = class operations").isEqualTo(ops);
             }
         }
     }
