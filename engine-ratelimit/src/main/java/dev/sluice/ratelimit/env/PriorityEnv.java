@@ -24,7 +24,8 @@ import org.rocksdb.SluiceEnvHandle;
 /**
  * Sluice's native priority Env (DESIGN.md §3.3): a RocksDB {@code FileSystemWrapper} built into a composite Env that
  * classifies every file I/O into an {@link IoClass}, accounts it, schedules it (per-class caps and a node {@link
- * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}) and can inject faults.
+ * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}), can inject faults and can
+ * emulate a power cut for durability tests ({@link #powerCut()}).
  *
  * <p>Use: {@code try (PriorityEnv env = PriorityEnv.open(cfg)) { options.setEnv(env.env()); ... }}. One instance serves
  * every partition of a node (one node-level scheduler); call {@link #registerPartition} before opening each partition's
