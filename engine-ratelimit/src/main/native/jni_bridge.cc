@@ -38,7 +38,7 @@ extern "C" {
 
 #define BRIDGE(ret, name) JNIEXPORT ret JNICALL Java_dev_sluice_ratelimit_env_NativeBridge_##name
 
-BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 1; }
+BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 2; }
 
 BRIDGE(jint, statFields)(JNIEnv*, jclass) { return sluice::kStatFields; }
 
@@ -73,7 +73,8 @@ BRIDGE(jint, registerPartition)(JNIEnv* env, jclass, jlong h, jstring name, jobj
   return State(h)->Register(ToString(env, name), prefixes);
 }
 
-BRIDGE(void, updateFileLevels)(JNIEnv* env, jclass, jlong h, jint part, jlongArray numbers, jintArray levels) {
+BRIDGE(void, updateFileLevels)
+(JNIEnv* env, jclass, jlong h, jint part, jlongArray numbers, jintArray levels, jboolean replace) {
   sluice::Partition* p = State(h)->ByIndex(part);
   if (p == nullptr) {
     ThrowIllegalArgument(env, "unknown partition index " + std::to_string(part));
@@ -90,8 +91,28 @@ BRIDGE(void, updateFileLevels)(JNIEnv* env, jclass, jlong h, jint part, jlongArr
     env->GetLongArrayRegion(numbers, 0, n, reinterpret_cast<jlong*>(nums.data()));
     env->GetIntArrayRegion(levels, 0, n, reinterpret_cast<jint*>(lv.data()));
   }
-  p->ReplaceLevels(nums.data(), lv.data(), nums.size());
+  p->UpdateLevels(nums.data(), lv.data(), nums.size(), replace);
 }
+
+BRIDGE(jint, fileRank)(JNIEnv* env, jclass, jlong h, jint part, jlong number) {
+  sluice::Partition* p = State(h)->ByIndex(part);
+  if (p == nullptr) {
+    ThrowIllegalArgument(env, "unknown partition index " + std::to_string(part));
+    return -1;
+  }
+  return p->RankOf(static_cast<uint64_t>(number));
+}
+
+BRIDGE(void, powerCut)(JNIEnv* env, jclass, jlong h, jlongArray out) {
+  uint64_t files = 0, bytes = 0;
+  State(h)->power.Cut(&files, &bytes);
+  jlong buf[2] = {static_cast<jlong>(files), static_cast<jlong>(bytes)};
+  env->SetLongArrayRegion(out, 0, 2, buf);
+}
+
+BRIDGE(jboolean, poweredOff)(JNIEnv*, jclass, jlong h) { return State(h)->power.Off(); }
+
+BRIDGE(jlong, trackedFiles)(JNIEnv*, jclass, jlong h) { return static_cast<jlong>(State(h)->power.TrackedFiles()); }
 
 BRIDGE(jint, partitionCount)(JNIEnv*, jclass, jlong h) { return State(h)->PartitionCount(); }
 
@@ -101,12 +122,18 @@ BRIDGE(void, readStats)(JNIEnv* env, jclass, jlong h, jint part, jlongArray out)
   env->SetLongArrayRegion(out, 0, static_cast<jsize>(buf.size()), reinterpret_cast<const jlong*>(buf.data()));
 }
 
-BRIDGE(void, setClassLimit)(JNIEnv*, jclass, jlong h, jint cls, jdouble ops, jdouble bytes) {
-  EnvState& s = *State(h);
-  bool was = s.caps[cls].active.load();
-  s.caps[cls].Set(ops, bytes);
-  bool now = s.caps[cls].active.load();
-  if (was != now) s.caps_on.fetch_add(now ? 1 : -1);
+BRIDGE(void, setClassLimit)(JNIEnv* env, jclass, jlong h, jint cls, jdouble ops, jdouble bytes) {
+  if (cls < 0 || cls >= sluice::kNumClasses) {
+    ThrowIllegalArgument(env, "unknown I/O class ordinal " + std::to_string(cls));
+    return;
+  }
+  State(h)->SetClassLimit(cls, ops, bytes);
+}
+
+BRIDGE(jint, capsOn)(JNIEnv*, jclass, jlong h) { return State(h)->caps_on.load(); }
+
+BRIDGE(void, setForegroundMaxWait)(JNIEnv*, jclass, jlong h, jlong ns) {
+  State(h)->fg_max_wait_ns.store(ns < 0 ? 0 : static_cast<uint64_t>(ns));
 }
 
 BRIDGE(void, setPolicy)
@@ -154,9 +181,11 @@ BRIDGE(void, readDeviceStats)(JNIEnv* env, jclass, jlong h, jlongArray out) {
 }
 
 BRIDGE(void, readSchedulerStats)(JNIEnv* env, jclass, jlong h, jlongArray out) {
-  long buf[3 + sluice::kMaxTiers];
+  constexpr int n = sluice::NodeScheduler::kSnapshotFields + 1;
+  long buf[n];
   State(h)->sched.Snapshot(buf);
-  env->SetLongArrayRegion(out, 0, 3 + sluice::kMaxTiers, reinterpret_cast<const jlong*>(buf));
+  buf[n - 1] = static_cast<long>(State(h)->overruns.load());
+  env->SetLongArrayRegion(out, 0, n, reinterpret_cast<const jlong*>(buf));
 }
 
 BRIDGE(jdouble, budgetUse)(JNIEnv*, jclass, jlong h) {

@@ -1,6 +1,8 @@
 // Engine-neutral parts of the Sluice priority Env: partitions and level maps, class caps, the node scheduler, the
 // contract-device model and the fault injector. No RocksDB headers: this file is plain C++17.
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,19 +44,54 @@ void Partition::NoteFlushed(uint64_t file_number) {
   if (flushed.insert(file_number).second) level_gen.fetch_add(1, std::memory_order_release);
 }
 
-void Partition::ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n) {
-  std::unique_lock<std::shared_mutex> l(levels_mu);
-  levels.clear();
-  levels.reserve(n * 2);
+void Partition::SetLevelLocked(uint64_t number, int level) {
+  level = std::min(std::max(level, 0), kMaxLevels - 1);
+  auto it = levels.find(number);
+  if (it != levels.end()) {
+    files_at[it->second]--;
+    it->second = level;
+  } else {
+    levels.emplace(number, level);
+  }
+  files_at[level]++;
+  flushed.erase(number);
+}
+
+void Partition::RecomputeBaseLocked() {
   int base = 0;
-  for (size_t i = 0; i < n; i++) {
-    levels[numbers[i]] = lvls[i];
-    if (lvls[i] > 0 && (base == 0 || lvls[i] < base)) base = lvls[i];
-    flushed.erase(numbers[i]);
+  for (int l = 1; l < kMaxLevels; l++) {
+    if (files_at[l] > 0) {
+      base = l;
+      break;
+    }
   }
   base_level = base == 0 ? 1 : base;
+}
+
+void Partition::UpdateLevels(const uint64_t* numbers, const int* lvls, size_t n, bool replace) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  if (replace) {
+    levels.clear();
+    for (auto& c : files_at) c = 0;
+    levels.reserve(n * 2);
+  }
+  for (size_t i = 0; i < n; i++) SetLevelLocked(numbers[i], lvls[i]);
+  RecomputeBaseLocked();
   has_levels.store(true, std::memory_order_relaxed);
   level_gen.fetch_add(1, std::memory_order_release);
+}
+
+void Partition::ForgetFile(uint64_t file_number) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  bool changed = flushed.erase(file_number) != 0;
+  auto it = levels.find(file_number);
+  if (it != levels.end()) {
+    files_at[it->second]--;
+    levels.erase(it);
+    RecomputeBaseLocked();
+    changed = true;
+  }
+  if (changed) level_gen.fetch_add(1, std::memory_order_release);
 }
 
 int EnvState::Register(const std::string& name, const std::vector<std::string>& dirs) {
@@ -117,11 +154,32 @@ void EnvState::ReadStats(int idx, long* out) {
   if (p != nullptr) add(p);
 }
 
-uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release) {
+uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
+                            bool* release) {
+  // A foreground I/O may hold RocksDB's write-group leadership (WAL) or a user thread: its total wait is bounded.
+  const bool fg = urgent || cls == kWal || cls == kUserGet || cls == kUserScan || cls == kMeta;
+  const uint64_t max_wait = fg ? fg_max_wait_ns.load(std::memory_order_relaxed) : 0;
+  const uint64_t deadline = max_wait == 0 ? 0 : NowNanos() + max_wait;
+  bool overrun = false;
   uint64_t w = 0;
-  if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) w += caps[cls].Acquire(bytes, ops);
-  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, Units(bytes) * (ops > 1 ? ops : 1), tier, release);
+  if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) {
+    w += caps[cls].Acquire(bytes, ops, deadline, &overrun);
+  }
+  if (sched.Active()) {
+    bool late = false;
+    w += sched.Acquire(cls, urgent, bytes, units, overrun ? NowNanos() : deadline, tier, release, &late);
+    overrun = overrun || late;
+  }
+  if (overrun) overruns.fetch_add(1, std::memory_order_relaxed);
   return w;
+}
+
+void EnvState::SetClassLimit(int cls, double ops, double bytes) {
+  std::lock_guard<std::mutex> l(caps_mu);
+  caps[cls].Set(ops, bytes);
+  int n = 0;
+  for (auto& c : caps) n += c.active.load(std::memory_order_relaxed) ? 1 : 0;
+  caps_on.store(n, std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------------------------------------------ class caps ----
@@ -153,7 +211,7 @@ void ClassCap::Set(double ops_per_sec, double bytes_per_sec) {
   active.store(ops_per_sec > 0 || bytes_per_sec > 0, std::memory_order_relaxed);
 }
 
-uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops) {
+uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun) {
   const uint64_t t0 = NowNanos();
   bool waited = false;
   for (;;) {
@@ -168,12 +226,18 @@ uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops) {
     for (;;) {
       now = NowNanos();
       if (now >= start) break;
+      if (deadline_ns != 0 && now >= deadline_ns) {
+        *overrun = true;
+        return NowNanos() - t0;
+      }
       if (gen.load(std::memory_order_acquire) != g) {
         changed = true;
         break;
       }
       waited = true;
-      SleepUntil(std::min(start, now + 50000000UL));  // re-check for a changed limit every 50 ms
+      uint64_t until = std::min(start, now + 50000000UL);  // re-check for a changed limit every 50 ms
+      if (deadline_ns != 0) until = std::min(until, deadline_ns);
+      SleepUntil(until);
     }
     if (!changed) return waited ? NowNanos() - t0 : 0;
   }
@@ -215,13 +279,14 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
     // no history yet: lower tiers start conservatively, in the last min_window of the second
     win_start_[t] = t == 0 ? 0 : 1.0 - p_.min_window;
     pass_[t] = 0;
-    inflight_[t] = 0;
+    // inflight_ is kept: I/Os granted under the previous policy are still in the device and will Release()
   }
   vtime_ = 0;
   kind_.store(p_.kind, std::memory_order_relaxed);
   if (p_.kind == kPassThrough) {
     for (auto& q : q_) {
       for (Waiter* w : q) {
+        inflight_[w->tier]++;  // released by its Acquire's caller like any grant
         w->granted = true;
         w->cv.notify_one();
       }
@@ -307,7 +372,7 @@ void NodeScheduler::Consume(int tier, uint64_t bytes, uint64_t units, uint64_t n
     vtime_ = std::max(vtime_, pass_[tier]);
     pass_[tier] += cost / p_.weight[tier];
   }
-  if (InflightMode()) inflight_[tier]++;
+  inflight_[tier]++;  // every grant is released once, whatever the policy is by then
   granted_units_ += units;
   granted_bytes_ += bytes;
   uint64_t sec = now / 1000000000UL;
@@ -430,9 +495,11 @@ uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
   return std::max(wake, now + 20000UL);
 }
 
-uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release) {
+uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
+                               bool* release, bool* overrun) {
   std::unique_lock<std::mutex> l(mu_);
   *release = false;
+  *overrun = false;
   if (p_.kind == kPassThrough) return 0;
   const uint64_t t0 = NowNanos();
   uint64_t now = t0;
@@ -442,7 +509,7 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
   demand_[t] += static_cast<double>(units);
   if (waiting_ == 0 && Eligible(t, now, false)) {
     Consume(t, bytes, units, now);
-    *release = InflightMode();
+    *release = true;
     return 0;
   }
   Waiter w;
@@ -457,13 +524,26 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
   while (!w.granted) {
     if (p_.kind == kTimeWindows && sec_tokens_ <= 0) starved_[t] = true;
     uint64_t wake = NextWake(now, &w);
+    if (deadline_ns != 0) wake = std::min(wake, std::max(deadline_ns, now + 1000));
     w.cv.wait_for(l, std::chrono::nanoseconds(wake - now));
     if (w.granted) break;
     now = NowNanos();
     Refill(now);
     Dispatch(now);
+    if (w.granted) break;
+    if (deadline_ns != 0 && now >= deadline_ns) {
+      // the bound of a foreground wait: leave the queue and proceed, charged as if granted
+      auto& q = q_[w.tier];
+      q.erase(std::find(q.begin(), q.end(), &w));
+      waiting_--;
+      Consume(w.tier, bytes, units, now);
+      w.granted = true;
+      *overrun = true;
+      Dispatch(now);
+    }
   }
-  *release = InflightMode();
+  *tier = w.tier;
+  *release = true;
   return NowNanos() - t0;
 }
 
@@ -483,6 +563,7 @@ void NodeScheduler::Snapshot(long* out) {
   out[1] = static_cast<long>(granted_bytes_);
   out[2] = waiting_;
   for (int t = 0; t < kMaxTiers; t++) out[3 + t] = static_cast<long>(win_start_[t] * 1e6);  // micro-fractions
+  for (int t = 0; t < kMaxTiers; t++) out[3 + kMaxTiers + t] = inflight_[t];
 }
 
 // --------------------------------------------------------------------------------------------------- device ----
@@ -531,7 +612,7 @@ void ContractDevice::Roll(uint64_t now) {
   }
 }
 
-uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t now) {
+uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint32_t ops, uint64_t now) {
   std::lock_guard<std::mutex> l(mu_);
   if (!p_.enabled) return now;
   // per-second usage for budgetUse
@@ -564,8 +645,8 @@ uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t 
   const double u = static_cast<double>(units);
   if (p_.iops <= 0 || regular_ >= u) {
     if (p_.iops > 0) regular_ -= u;
-    c_[kDRegularOps]++;
-    c_[kDRegularDelayNs] += done - now;
+    c_[kDRegularOps] += ops;
+    c_[kDRegularDelayNs] += (done - now) * ops;
   } else {
     // Overdraft: borrow what the regular bucket lacks; overdrawn I/Os are served one after another at 1/A seconds
     // per unit, so L concurrent requesters each see W = L/A.
@@ -579,8 +660,8 @@ uint64_t ContractDevice::Admit(int op, uint64_t bytes, uint64_t units, uint64_t 
     debt_ += borrow;
     lane_free_ = start + static_cast<uint64_t>(u * 1e9 / p_.iops);
     done = std::max(lane_free_, done);
-    c_[kDOverdraftOps]++;
-    c_[kDOverdraftDelayNs] += done - now;
+    c_[kDOverdraftOps] += ops;
+    c_[kDOverdraftDelayNs] += (done - now) * ops;
   }
   c_[kDUnits] += units;
   if (read) {
@@ -612,6 +693,80 @@ double ContractDevice::BudgetUse(uint64_t now) {
   }
   if (sec == cur_sec_ && prev_sec_ == sec - 1) return prev_use_;
   return 0;
+}
+
+// ----------------------------------------------------------------------------------------------- power cut ----
+
+std::shared_ptr<DurableFile> PowerState::Track(const std::string& fname, uint64_t durable_len) {
+  auto d = std::make_shared<DurableFile>();
+  d->fname = fname;
+  d->synced = durable_len;
+  std::lock_guard<std::mutex> l(mu_);
+  auto& slot = files_[fname];
+  if (slot) slot->tracked = false;
+  slot = d;
+  return d;
+}
+
+bool PowerState::Synced(DurableFile* f, uint64_t len) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (Off()) return false;
+  if (len > f->synced) f->synced = len;
+  return true;
+}
+
+void PowerState::Renamed(const std::string& src, const std::string& dst) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto dit = files_.find(dst);
+  if (dit != files_.end()) {
+    dit->second->tracked = false;
+    files_.erase(dit);
+  }
+  auto sit = files_.find(src);
+  if (sit == files_.end()) return;  // a file not written through this Env: its content counts as durable
+  std::shared_ptr<DurableFile> d = sit->second;
+  files_.erase(sit);
+  d->fname = dst;
+  files_[dst] = d;
+}
+
+void PowerState::Deleted(const std::string& fname) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = files_.find(fname);
+  if (it == files_.end()) return;
+  it->second->tracked = false;
+  files_.erase(it);
+}
+
+bool PowerState::ShrinkTo(const std::string& fname, uint64_t len, uint64_t* dropped) {
+  struct stat sb;
+  if (stat(fname.c_str(), &sb) != 0) return false;
+  uint64_t size = static_cast<uint64_t>(sb.st_size);
+  if (size <= len) return false;  // never extend a file
+  if (truncate(fname.c_str(), static_cast<off_t>(len)) != 0) return false;
+  *dropped += size - len;
+  return true;
+}
+
+void PowerState::Cut(uint64_t* files, uint64_t* bytes) {
+  std::lock_guard<std::mutex> l(mu_);
+  off_.store(true, std::memory_order_release);
+  *files = 0;
+  *bytes = 0;
+  for (auto& e : files_) {
+    if (ShrinkTo(e.second->fname, e.second->synced, bytes)) (*files)++;
+  }
+}
+
+void PowerState::Retruncate(DurableFile* f) {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t ignored = 0;
+  if (f->tracked) ShrinkTo(f->fname, f->synced, &ignored);
+}
+
+uint64_t PowerState::TrackedFiles() {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.size();
 }
 
 // --------------------------------------------------------------------------------------------------- faults ----

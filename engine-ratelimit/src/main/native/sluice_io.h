@@ -96,10 +96,13 @@ struct Partition {
   ClassCounters cls[kNumClasses];
 
   // file number -> level, pushed from Java; plus numbers of files this Env saw written by a flush (L0 until the map
-  // says otherwise). base_level = smallest non-zero level holding files (dynamic level bytes puts L0's target there).
+  // says otherwise). base_level = smallest non-zero level holding files in the whole map (dynamic level bytes puts
+  // L0's target there), kept from per-level file counts. Deleted table files leave the map (ForgetFile).
+  static constexpr int kMaxLevels = 64;
   std::shared_mutex levels_mu;
   std::unordered_map<uint64_t, int> levels;
   std::unordered_set<uint64_t> flushed;
+  uint64_t files_at[kMaxLevels] = {0};
   int base_level = 1;
   std::atomic<uint64_t> level_gen{1};
   std::atomic<bool> has_levels{false};
@@ -107,7 +110,16 @@ struct Partition {
   // "Rank" of a level: 0 for L0, 1 for the base level, 2 for the next, ... ; -1 when unknown.
   int RankOf(uint64_t file_number);
   void NoteFlushed(uint64_t file_number);
-  void ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n);
+  // Adds or updates the given entries (replace = false: a listener's single-file update; the other files keep their
+  // levels) or replaces the whole map (replace = true: a full push). The base level is recomputed from the whole map.
+  void UpdateLevels(const uint64_t* numbers, const int* lvls, size_t n, bool replace);
+  void ForgetFile(uint64_t file_number);
+
+ private:
+  void SetLevelLocked(uint64_t number, int level);
+  void RecomputeBaseLocked();
+
+ public:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -120,8 +132,8 @@ struct ClassCap {
   std::atomic<uint64_t> bytes_tat{0};
   std::atomic<uint32_t> gen{0};
   std::atomic<bool> active{false};
-  // Returns nanoseconds waited.
-  uint64_t Acquire(uint64_t bytes, uint32_t ops);
+  // Returns nanoseconds waited. deadline_ns != 0: stop waiting then and set *overrun (the reservation stays charged).
+  uint64_t Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun);
   void Set(double ops_per_sec, double bytes_per_sec);
 };
 
@@ -149,11 +161,16 @@ class NodeScheduler {
   void SetPolicy(const PolicyParams& p);
   PolicyParams Policy();
   bool Active() const { return kind_.load(std::memory_order_relaxed) != kPassThrough; }
-  // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow.
-  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, int* tier, bool* release);
+  // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow
+  // (every grant of a node policy: in-flight counts are kept across policy switches, so each grant is released once).
+  // deadline_ns != 0: at that time the request leaves the queue, is charged as if granted and sets *overrun.
+  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
+                   bool* release, bool* overrun);
   void Release(int tier);
   // Units / bytes granted in the last full second, and the configured budget (0 = none).
-  void Snapshot(long* out);  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers]
+  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers, in flight x kMaxTiers]
+  static constexpr int kSnapshotFields = 3 + 2 * kMaxTiers;
+  void Snapshot(long* out);
   // Fraction of the node budget (node rates or paid IOPS) granted in the last full second; 0 without a budget.
   double BudgetUse(uint64_t now);
 
@@ -230,8 +247,9 @@ class ContractDevice {
   DeviceParams Params();
   bool Enabled() const { return enabled_.load(std::memory_order_relaxed); }
   uint64_t UnitBytes() const { return unit_bytes_.load(std::memory_order_relaxed); }
-  // Returns the model's completion time for an I/O arriving at `now`; the caller sleeps until then.
-  uint64_t Admit(int op, uint64_t bytes, uint64_t units, uint64_t now);
+  // Returns the model's completion time for an I/O of `ops` requests (a MultiRead's count, else 1) arriving at `now`;
+  // the caller sleeps until then. The requests are admitted together: Σ units tokens, one bandwidth transfer.
+  uint64_t Admit(int op, uint64_t bytes, uint64_t units, uint32_t ops, uint64_t now);
   void Read(long* out);
   double BudgetUse(uint64_t now);
 
@@ -293,6 +311,44 @@ class FaultInjector {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// Power-cut emulation (see DEVICE.md, "Power-cut emulation"). Every file written through the Env is tracked with its
+// length at the last successful Sync/Fsync (RangeSync and Close are not durable). Cut() switches the "machine" off
+// (every later write, sync, flush, rename, delete, truncate or file creation fails with EIO) and truncates every
+// tracked file to that length. Files still open when the power goes are truncated again when they are closed, so a
+// late write or a close-time ftruncate cannot bring lost bytes back. mu_ is a leaf lock, taken only on file creation,
+// sync, rename, delete and Cut (never per read or write).
+// ---------------------------------------------------------------------------------------------------------------
+struct DurableFile {
+  std::string fname;     // current name (renames move it)
+  uint64_t synced = 0;   // length at the last successful Sync/Fsync
+  bool tracked = true;   // false once deleted or replaced by a rename
+};
+
+class PowerState {
+ public:
+  bool Off() const { return off_.load(std::memory_order_acquire); }
+  // Starts tracking a file created (durable length 0) or reopened (its existing length is durable) through the Env.
+  std::shared_ptr<DurableFile> Track(const std::string& fname, uint64_t durable_len);
+  // Records a successful Sync/Fsync that covered `len` bytes. False when the power went off meanwhile (the sync does
+  // not count).
+  bool Synced(DurableFile* f, uint64_t len);
+  void Renamed(const std::string& src, const std::string& dst);
+  void Deleted(const std::string& fname);
+  // Switches the machine off and truncates every tracked file to its durable length. Returns files shortened and bytes
+  // dropped. Idempotent (a second call truncates again).
+  void Cut(uint64_t* files, uint64_t* bytes);
+  // After a cut: truncates one file (being closed) to its durable length again.
+  void Retruncate(DurableFile* f);
+  uint64_t TrackedFiles();
+
+ private:
+  static bool ShrinkTo(const std::string& fname, uint64_t len, uint64_t* dropped);
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<DurableFile>> files_;
+  std::atomic<bool> off_{false};
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // The state one PriorityEnv shares between its FileSystem, its files and Java.
 // ---------------------------------------------------------------------------------------------------------------
 struct EnvState {
@@ -302,9 +358,15 @@ struct EnvState {
 
   ClassCap caps[kNumClasses];
   std::atomic<int> caps_on{0};
+  std::mutex caps_mu;  // serialises SetClassLimit (caps_on = number of active caps)
+  // Longest scheduler wait (class cap + node policy) of a foreground I/O (WAL, user reads, META, IO_USER) before it
+  // proceeds anyway and counts as an overrun; 0 = unbounded.
+  std::atomic<uint64_t> fg_max_wait_ns{100000000UL};
+  std::atomic<uint64_t> overruns{0};
   NodeScheduler sched;
   ContractDevice device;
   FaultInjector faults;
+  PowerState power;
   std::atomic<uint64_t> chunk_bytes{262144};
 
   EnvState() { unattributed.name = ""; }
@@ -313,11 +375,14 @@ struct EnvState {
   Partition* ByIndex(int idx);                  // -1 -> unattributed
   int PartitionCount();
   void ReadStats(int idx, long* out);           // idx == -2: node total
+  void SetClassLimit(int cls, double ops, double bytes);
   bool SchedulingOn() const {
     return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
   }
-  // Class caps then node policy. Returns wait ns.
-  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release);
+  // Class caps then node policy. `ops` data operations (a MultiRead's request count) of `bytes` in total cost `units`
+  // I/O units (Σ Units(request bytes); 0 for a sync), the same number the device model is charged. Returns wait ns.
+  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release);
+  // The one place where bytes become I/O units (device.io.unit.kb): a request of up to one unit costs 1.
   uint64_t Units(uint64_t bytes) const {
     uint64_t u = device.UnitBytes();
     return bytes == 0 ? 1 : (bytes + u - 1) / u;

@@ -7,14 +7,15 @@ package dev.sluice.ratelimit.env;
  */
 final class NativeBridge {
     /** Bumped with every change of a signature or of an exported array layout. */
-    static final int ABI_VERSION = 1;
+    static final int ABI_VERSION = 2;
 
     /** Fields per class in {@link #readStats} (see {@link NativeStats}). */
     static final int STAT_FIELDS = 33;
 
     static final int DEVICE_FIELDS = 9;
 
-    static final int SCHEDULER_FIELDS = 3 + 4;
+    /** granted units, granted bytes, waiting, window starts x 4, in flight x 4, foreground overruns. */
+    static final int SCHEDULER_FIELDS = 3 + 4 + 4 + 1;
 
     private NativeBridge() {}
 
@@ -34,7 +35,19 @@ final class NativeBridge {
 
     static native int registerPartition(long state, String name, String[] dirs);
 
-    static native void updateFileLevels(long state, int partition, long[] fileNumbers, int[] levels);
+    /** {@code replace} false: add or update these entries; true: they are the partition's whole map. */
+    static native void updateFileLevels(long state, int partition, long[] fileNumbers, int[] levels, boolean replace);
+
+    /** The compaction rank of a file (0 = L0, 1 = base level, ...; -1 = unknown). Test hook. */
+    static native int fileRank(long state, int partition, long fileNumber);
+
+    /** Switches the emulated machine off; out = {files shortened, bytes dropped}. */
+    static native void powerCut(long state, long[] out);
+
+    static native boolean poweredOff(long state);
+
+    /** Files the power-cut emulation tracks now (written through the Env and not deleted). */
+    static native long trackedFiles(long state);
 
     static native int partitionCount(long state);
 
@@ -42,6 +55,12 @@ final class NativeBridge {
     static native void readStats(long state, int partition, long[] out);
 
     static native void setClassLimit(long state, int ioClass, double opsPerSecond, double bytesPerSecond);
+
+    /** Number of classes with an active cap (test hook). */
+    static native int capsOn(long state);
+
+    /** Longest scheduler wait of a foreground I/O before it proceeds as an overrun; 0 = unbounded. */
+    static native void setForegroundMaxWait(long state, long nanos);
 
     static native void setPolicy(
             long state,

@@ -8,6 +8,7 @@ import dev.sluice.core.spi.StorageEnv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,7 +24,8 @@ import org.rocksdb.SluiceEnvHandle;
 /**
  * Sluice's native priority Env (DESIGN.md §3.3): a RocksDB {@code FileSystemWrapper} built into a composite Env that
  * classifies every file I/O into an {@link IoClass}, accounts it, schedules it (per-class caps and a node {@link
- * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}) and can inject faults.
+ * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}), can inject faults and can
+ * emulate a power cut for durability tests ({@link #powerCut()}).
  *
  * <p>Use: {@code try (PriorityEnv env = PriorityEnv.open(cfg)) { options.setEnv(env.env()); ... }}. One instance serves
  * every partition of a node (one node-level scheduler); call {@link #registerPartition} before opening each partition's
@@ -111,8 +113,27 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         });
     }
 
+    /**
+     * Adds or updates entries of the partition's file-number → level map; every other file keeps its level. The base
+     * level (rank 1) is recomputed from the whole map. Table files deleted through this Env leave the map by themselves.
+     */
     @Override
     public void updateFileLevels(String partition, Map<Long, Integer> fileNumberToLevel) {
+        pushLevels(partition, fileNumberToLevel, false);
+    }
+
+    /** Replaces the partition's whole file-number → level map (a full push: files not in it lose their level). */
+    public void replaceFileLevels(String partition, Map<Long, Integer> fileNumberToLevel) {
+        pushLevels(partition, fileNumberToLevel, true);
+    }
+
+    /** Test hook: the compaction rank the Env gives a file (0 = L0, 1 = base level, 2 = next; -1 = unknown). */
+    int fileRank(String partition, long fileNumber) {
+        int idx = index(partition);
+        return withState(s -> NativeBridge.fileRank(s, idx, fileNumber));
+    }
+
+    private void pushLevels(String partition, Map<Long, Integer> fileNumberToLevel, boolean replace) {
         int idx = index(partition);
         long[] numbers = new long[fileNumberToLevel.size()];
         int[] levels = new int[numbers.length];
@@ -123,7 +144,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             i++;
         }
         withState(s -> {
-            NativeBridge.updateFileLevels(s, idx, numbers, levels);
+            NativeBridge.updateFileLevels(s, idx, numbers, levels, replace);
             return null;
         });
     }
@@ -196,26 +217,44 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             NativeBridge.readSchedulerStats(s, raw);
             return null;
         });
-        double[] windows = new double[IoPolicy.MAX_TIERS];
-        for (int t = 0; t < windows.length; t++) {
+        int tiers = IoPolicy.MAX_TIERS;
+        double[] windows = new double[tiers];
+        long[] inFlight = new long[tiers];
+        for (int t = 0; t < tiers; t++) {
             windows[t] = raw[3 + t] / 1e6;
+            inFlight[t] = raw[3 + tiers + t];
         }
-        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows);
+        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows, inFlight, raw[3 + 2 * tiers]);
     }
 
     /**
      * Scheduler state.
      *
      * @param windowStarts for {@link IoPolicy.TimeWindows}: where in the current second each tier's window opens
+     * @param inFlight per tier: I/Os granted by a node policy and not finished yet (kept across policy switches)
+     * @param foregroundOverruns foreground I/Os (WAL, user reads, META, I/O RocksDB marked urgent) that reached the
+     *     foreground wait bound ({@link #setForegroundWaitBound}) and proceeded without their grant
      */
-    public record SchedulerStats(long grantedUnits, long grantedBytes, int waiting, double[] windowStarts) {
+    public record SchedulerStats(
+            long grantedUnits,
+            long grantedBytes,
+            int waiting,
+            double[] windowStarts,
+            long[] inFlight,
+            long foregroundOverruns) {
         public SchedulerStats {
             windowStarts = windowStarts.clone();
+            inFlight = inFlight.clone();
         }
 
         @Override
         public double[] windowStarts() {
             return windowStarts.clone();
+        }
+
+        @Override
+        public long[] inFlight() {
+            return inFlight.clone();
         }
     }
 
@@ -284,6 +323,29 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         policy = p;
     }
 
+    /**
+     * Bounds how long a foreground I/O — WAL, USER_GET, USER_SCAN, META, or compaction/flush I/O RocksDB marked urgent
+     * during a write stall — may wait in the scheduler (class cap plus node policy together). A WAL write waits while
+     * holding RocksDB's write-group leadership, so an unbounded wait would stall every writer. When the bound is
+     * reached the I/O proceeds (its cap reservation and node tokens stay charged) and {@link
+     * SchedulerStats#foregroundOverruns()} counts it. Default 100 ms; {@link Duration#ZERO} = unbounded. Background
+     * classes are never bounded.
+     */
+    public void setForegroundWaitBound(Duration bound) {
+        if (bound == null || bound.isNegative()) {
+            throw new IllegalArgumentException("foreground wait bound must be ≥ 0, got " + bound);
+        }
+        withState(s -> {
+            NativeBridge.setForegroundMaxWait(s, bound.toNanos());
+            return null;
+        });
+    }
+
+    /** Test hook: how many classes have an active cap. */
+    int activeClassCaps() {
+        return withState(NativeBridge::capsOn);
+    }
+
     @Override
     public IoPolicy policy() {
         return policy;
@@ -346,6 +408,52 @@ public final class PriorityEnv implements StorageEnv, IoControl {
     public long syntheticIo(IoClass ioClass, FaultRule.Op op, long bytes, boolean urgent) {
         return withState(s -> NativeBridge.syntheticIo(s, ioClass.ordinal(), op.ordinal(), bytes, urgent));
     }
+
+    // -------------------------------------------------------------------------------------------- power cut ----
+
+    /**
+     * Emulates the machine losing power, for durability tests (see DEVICE.md, "Power-cut emulation"). The Env tracks,
+     * for every file written through it, the length at the last successful {@code Sync}/{@code Fsync} ({@code
+     * RangeSync} and {@code Close} do not make data durable). This call
+     *
+     * <ol>
+     *   <li>switches the machine off: from now on every write, append, sync, flush, close, rename, link, delete, truncate
+     *       and file or directory creation through this Env fails with an I/O error ({@code "sluice power cut: the
+     *       emulated machine is off, EIO on ..."}); reads still work;
+     *   <li>truncates every tracked file to its last synced length (files never synced to 0 bytes). Files still open
+     *       are truncated again when RocksDB closes them.
+     * </ol>
+     *
+     * <p>The machine stays off for the life of this Env: close the DB (its close errors are expected), close this Env,
+     * and reopen the store with a new Env. What was synced survives; what was not may be gone. Files this Env did not
+     * write (e.g. from before it opened) are never touched. Calling it again truncates again.
+     */
+    public PowerCut powerCut() {
+        long[] out = new long[2];
+        withState(s -> {
+            NativeBridge.powerCut(s, out);
+            return null;
+        });
+        return new PowerCut(out[0], out[1]);
+    }
+
+    /** Whether {@link #powerCut()} was called on this Env. */
+    public boolean poweredOff() {
+        return withState(NativeBridge::poweredOff);
+    }
+
+    /** Files the power-cut emulation tracks (written through this Env, not deleted since). */
+    long trackedFiles() {
+        return withState(NativeBridge::trackedFiles);
+    }
+
+    /**
+     * What a {@link #powerCut()} did.
+     *
+     * @param filesTruncated tracked files that were longer than their last synced length
+     * @param bytesDropped bytes cut off those files
+     */
+    public record PowerCut(long filesTruncated, long bytesDropped) {}
 
     // -------------------------------------------------------------------------------------------- lifecycle ----
 

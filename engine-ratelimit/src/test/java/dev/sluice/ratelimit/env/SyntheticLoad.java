@@ -47,6 +47,9 @@ final class SyntheticLoad implements AutoCloseable {
         stop = true;
         for (Thread t : workers) {
             t.join(Duration.ofSeconds(30).toMillis());
+            if (t.isAlive()) {
+                throw new AssertionError(t.getName() + " is still blocked in the Env 30 s after stop()");
+            }
         }
         if (failure.get() != null) {
             throw new AssertionError("synthetic load failed", failure.get());
