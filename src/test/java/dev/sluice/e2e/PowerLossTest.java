@@ -8,9 +8,6 @@ import dev.sluice.core.Sluice;
 import dev.sluice.core.SluiceConfig;
 import dev.sluice.core.SluiceNode;
 import dev.sluice.core.WriteMode;
-import dev.sluice.core.control.ControlContext;
-import dev.sluice.core.control.ControlLoop;
-import dev.sluice.core.control.ControlLoopProvider;
 import dev.sluice.ratelimit.env.PriorityEnv;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,57 +30,15 @@ class PowerLossTest {
     @TempDir
     Path dir;
 
-    /**
-     * Test-only controller that hands the test the node's priority Env (the node exposes it to controllers only). Its
-     * loop decides nothing.
-     */
-    public static final class EnvHandle implements ControlLoopProvider {
-        static final String NAME = "test-env-handle";
-        static final AtomicReference<PriorityEnv> ENV = new AtomicReference<>();
-
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String description() {
-            return "test only: captures the node's priority Env";
-        }
-
-        @Override
-        public Map<String, String> options() {
-            return Map.of();
-        }
-
-        @Override
-        public ControlLoop create(ControlContext ctx) {
-            // the node also creates controllers once to validate them, with a context without I/O control
-            ctx.io().ifPresent(io -> ENV.set((PriorityEnv) io));
-            return new ControlLoop() {
-                @Override
-                public String name() {
-                    return NAME;
-                }
-
-                @Override
-                public List<dev.sluice.core.control.Action> decide(
-                        dev.sluice.core.sensor.NodeSnapshot snapshot, long nowNanos) {
-                    return List.of();
-                }
-            };
-        }
-    }
-
     @Test
     void syncWritesSurviveAPowerCutAndAsyncWritesAfterTheLastSyncAreLost() throws Exception {
         SluiceConfig cfg = SluiceConfig.builder(dir)
                 .partitions("p1", "p2")
                 .env("priority")
-                .controls(EnvHandle.NAME)
+                .controls("test-hooks")
                 .build();
         SluiceNode node = Sluice.open(cfg);
-        PriorityEnv env = EnvHandle.ENV.getAndSet(null);
+        PriorityEnv env = NodeHooks.ENVS.remove(cfg.partitions().get(0));
         assertThat(env).isNotNull();
         for (int i = 0; i < N; i++) {
             partition(node, i).put(key(i), value(i), WriteMode.SYNC);
