@@ -127,6 +127,11 @@ public final class AdaptiveAdmission implements ControlLoop {
         return name;
     }
 
+    /** The settings the provider parsed from the options. */
+    Settings settings() {
+        return s;
+    }
+
     public State state(String partition) {
         return states.get(partition);
     }
