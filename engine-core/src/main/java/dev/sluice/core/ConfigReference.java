@@ -21,7 +21,7 @@ public final class ConfigReference {
 
     public static String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("Units: KiB = 2^10 bytes, MiB = 2^20 bytes.\n\n");
+        sb.append("Units: KiB = 2^10 bytes, MiB = 2^20 bytes; every option named `mbps` is in MiB/s.\n\n");
         sb.append("#### Node keys\n\n").append(Option.REFERENCE_HEADER).append('\n');
         for (Option<?> o : SluiceConfig.OPTIONS.options()) {
             sb.append(o.referenceRow("")).append('\n');

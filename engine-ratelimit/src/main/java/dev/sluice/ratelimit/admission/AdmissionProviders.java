@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * ServiceLoader registrations of the admission controllers ("admission", "static-admission"), with their options as
- * typed descriptors (users set them as {@code control.<name>.<key>}).
+ * typed descriptors (users set them as {@code control.<name>.<key>}). {@code device.read.mbps} and {@code
+ * device.write.mbps} are in MiB/s (2^20 bytes per second), like every {@code mbps} option of the Env.
  */
 public final class AdmissionProviders {
     private AdmissionProviders() {}
@@ -77,14 +78,14 @@ public final class AdmissionProviders {
             0,
             0,
             1e6,
-            "MB/s (10^6 bytes/s)",
+            Option.MIB_PER_SECOND,
             "device read throughput T_R for Eq. 3; 0 = unknown (T_c halves the rate)");
     static final Option<Double> DEVICE_WRITE_MBPS = Option.doubleOption(
             "device.write.mbps",
             0,
             0,
             1e6,
-            "MB/s (10^6 bytes/s)",
+            Option.MIB_PER_SECOND,
             "device write throughput T_W for Eq. 3; 0 = unknown");
     static final Option<Double> CHANGE_THRESHOLD = Option.doubleOption(
             "change.threshold", 0.01, 0, 1, "fraction", "relative rate change below which no new rate is applied");
@@ -159,8 +160,8 @@ public final class AdmissionProviders {
                     (long) (ctx.get(WARMUP_SECONDS) * 1e9),
                     ctx.get(MIN_RATE),
                     ctx.get(MAX_RATE_FACTOR),
-                    ctx.get(DEVICE_READ_MBPS) * 1e6,
-                    ctx.get(DEVICE_WRITE_MBPS) * 1e6,
+                    ctx.get(DEVICE_READ_MBPS) * Option.MIB,
+                    ctx.get(DEVICE_WRITE_MBPS) * Option.MIB,
                     scope,
                     ctx.get(CHANGE_THRESHOLD),
                     WatermarkSource.parse(ctx.get(WATERMARK_SOURCE)),

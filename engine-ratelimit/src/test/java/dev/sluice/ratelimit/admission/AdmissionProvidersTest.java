@@ -51,6 +51,19 @@ class AdmissionProvidersTest {
     }
 
     @Test
+    void deviceMbpsIsMiBPerSecondLikeTheEnvs() {
+        AdaptiveAdmission.Settings s = create(Map.of("device.read.mbps", "200", "device.write.mbps", "40"));
+        assertThat(s.deviceReadBytesPerSecond()).isEqualTo(200.0 * 1024 * 1024);
+        assertThat(s.deviceWriteBytesPerSecond()).isEqualTo(40.0 * 1024 * 1024);
+        assertThat(new AdmissionProviders.Adaptive()
+                        .optionSet()
+                        .get("device.read.mbps")
+                        .orElseThrow()
+                        .unit())
+                .isEqualTo("MiB/s");
+    }
+
+    @Test
     void defaultsComeFromTheDescriptors() {
         AdaptiveAdmission.Settings s = create(Map.of());
         assertThat(s.k1()).isEqualTo(0.5);
