@@ -35,6 +35,13 @@ class ConfigTest {
         assertThatThrownBy(() -> Sluice.validate(null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("null");
+        SluiceConfig badGain = SluiceConfig.builder(fresh)
+                .controls("scripted-a")
+                .controlOption("scripted-a", "gain", "eleven")
+                .build();
+        assertThatThrownBy(() -> Sluice.validate(badGain))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("control.scripted-a.gain = 'eleven' is not a number (allowed: 0 to 10)");
         Sluice.validate(SluiceConfig.defaults(fresh));
         assertThat(fresh).doesNotExist();
     }
