@@ -1,15 +1,16 @@
 package dev.sluice.core;
 
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.control.ControlLoopProvider;
 import dev.sluice.core.spi.Profile;
 import dev.sluice.core.spi.StorageEnvProvider;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.TreeMap;
 
 /**
- * The configuration reference as Markdown, generated from {@link SluiceConfig#OPTIONS} and from the profiles,
- * controllers and Env found on the classpath. The README embeds it between markers, and a test fails when the two
+ * The configuration reference as Markdown, generated from the option descriptors ({@link Option}) of
+ * {@link SluiceConfig#OPTIONS}, of the controllers and of the Env found on the classpath, and from the profiles. The README embeds it between markers, and a test fails when the two
  * differ, so the documentation cannot drift from the code. {@code ./sluice config} prints it.
  */
 public final class ConfigReference {
@@ -20,17 +21,10 @@ public final class ConfigReference {
 
     public static String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("#### Node keys\n\n| key | default | allowed | meaning |\n|---|---|---|---|\n");
-        for (SluiceConfig.Option o : SluiceConfig.OPTIONS) {
-            sb.append("| `")
-                    .append(o.key())
-                    .append("` | ")
-                    .append(code(o.defaultValue()))
-                    .append(" | ")
-                    .append(escape(o.allowed()))
-                    .append(" | ")
-                    .append(escape(o.doc()))
-                    .append(" |\n");
+        sb.append("Units: KiB = 2^10 bytes, MiB = 2^20 bytes; every option named `mbps` is in MiB/s.\n\n");
+        sb.append("#### Node keys\n\n").append(Option.REFERENCE_HEADER).append('\n');
+        for (Option<?> o : SluiceConfig.OPTIONS.options()) {
+            sb.append(o.referenceRow("")).append('\n');
         }
         sb.append("\n#### Profiles (`profile`)\n\n| name | what it sets |\n|---|---|\n");
         for (Profile p : Profiles.all().values()) {
@@ -45,15 +39,18 @@ public final class ConfigReference {
         if (controls.isEmpty()) {
             sb.append("No controller is on the classpath.\n");
         } else {
-            sb.append("| controller | option | default | meaning |\n|---|---|---|---|\n");
+            sb.append("| controller | option | default | unit | allowed | meaning |\n|---|---|---|---|---|---|\n");
             for (ControlLoopProvider p : controls.values()) {
                 sb.append("| `")
                         .append(p.name())
-                        .append("` | | | ")
+                        .append("` | | | | | ")
                         .append(escape(p.description()))
                         .append(" |\n");
-                for (Map.Entry<String, String> e : new TreeMap<>(p.options()).entrySet()) {
-                    appendOption(sb, "control." + p.name() + "." + e.getKey(), e.getValue());
+                OptionSet options = p.optionSet();
+                for (String name : options.names()) {
+                    sb.append("| ")
+                            .append(options.get(name).orElseThrow().referenceRow("control." + p.name() + "."))
+                            .append('\n');
                 }
             }
         }
@@ -62,38 +59,12 @@ public final class ConfigReference {
         for (StorageEnvProvider p :
                 ServiceLoader.load(StorageEnvProvider.class, ConfigReference.class.getClassLoader())) {
             any = true;
-            sb.append("| key | default | meaning |\n|---|---|---|\n");
-            for (Map.Entry<String, String> e : new TreeMap<>(p.options()).entrySet()) {
-                String doc = e.getValue();
-                int i = doc.indexOf(" — ");
-                sb.append("| `env.")
-                        .append(e.getKey())
-                        .append("` | ")
-                        .append(code(NodeImpl.defaultOf(doc)))
-                        .append(" | ")
-                        .append(escape(i < 0 ? "" : doc.substring(i + 3)))
-                        .append(" |\n");
-            }
+            sb.append(p.options().referenceTable("env."));
         }
         if (!any) {
             sb.append("The priority Env (engine-ratelimit) is not on the classpath.\n");
         }
         return sb.toString();
-    }
-
-    private static void appendOption(StringBuilder sb, String key, String doc) {
-        int i = doc.indexOf(" — ");
-        sb.append("| | `")
-                .append(key)
-                .append("` | ")
-                .append(code(NodeImpl.defaultOf(doc)))
-                .append(" | ")
-                .append(escape(i < 0 ? "" : doc.substring(i + 3)))
-                .append(" |\n");
-    }
-
-    private static String code(String v) {
-        return v.startsWith("(") ? v : "`" + v + "`";
     }
 
     private static String escape(String s) {

@@ -200,11 +200,11 @@ final class NodeImpl implements SluiceNode {
                         SluiceConfig.CONTROLS + ": '" + name + "' is not a known controller; known: " + known.keySet()
                                 + " (controllers come from engine-ratelimit, engine-compaction, engine-cache on the classpath)");
             }
-            for (String key : config.controlOptions(name).keySet()) {
-                if (!p.options().containsKey(key)) {
-                    throw new ConfigException("control." + name + "." + key + " is not an option of '" + name
-                            + "'; its options: " + p.options().keySet());
-                }
+            List<String> unknown =
+                    p.optionSet().unknownKeys(config.controlOptions(name).keySet());
+            if (!unknown.isEmpty()) {
+                throw new ConfigException("control." + name + "." + unknown.get(0) + " is not an option of '" + name
+                        + "'; its options: " + p.optionSet().names());
             }
             out.add(p);
         }
@@ -238,18 +238,18 @@ final class NodeImpl implements SluiceNode {
         return provider;
     }
 
-    /** The Env's defaults merged with the user's {@code env.*} values; an unknown key is a ConfigException. */
+    /**
+     * The Env's defaults merged with the user's {@code env.*} values, parsed with the Env's option descriptors: an
+     * unknown key or a bad value is a ConfigException naming {@code env.<key>}.
+     */
     private static Map<String, String> mergedEnvOptions(StorageEnvProvider provider, SluiceConfig config) {
-        Map<String, String> opts = new TreeMap<>();
-        provider.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
-        for (Map.Entry<String, String> e : config.envOptions().entrySet()) {
-            if (!provider.options().containsKey(e.getKey())) {
-                throw new ConfigException("env." + e.getKey() + " is not an option of the priority Env; its options: "
-                        + new TreeMap<>(provider.options()).keySet());
-            }
-            opts.put(e.getKey(), e.getValue());
+        List<String> unknown =
+                provider.options().unknownKeys(config.envOptions().keySet());
+        if (!unknown.isEmpty()) {
+            throw new ConfigException("env." + unknown.get(0) + " is not an option of the priority Env; its options: "
+                    + provider.options().names());
         }
-        return opts;
+        return provider.options().parse("env.", config.envOptions()).asStrings();
     }
 
     private static StorageEnv openEnv(SluiceConfig config) {
@@ -281,12 +281,6 @@ final class NodeImpl implements SluiceNode {
         } catch (IllegalArgumentException e) {
             throw new ConfigException("env: " + e.getMessage());
         }
-    }
-
-    /** The default part of an option doc string "default — doc". */
-    static String defaultOf(String doc) {
-        int i = doc.indexOf(" — ");
-        return (i < 0 ? doc : doc.substring(0, i)).trim();
     }
 
     // ---- layout ----
@@ -515,11 +509,11 @@ final class NodeImpl implements SluiceNode {
         plane.start();
     }
 
+    /** The controller's defaults merged with the user's values, parsed with its option descriptors. */
     private static Map<String, String> mergedOptions(ControlLoopProvider p, SluiceConfig config) {
-        Map<String, String> opts = new TreeMap<>();
-        p.options().forEach((k, v) -> opts.put(k, defaultOf(v)));
-        opts.putAll(config.controlOptions(p.name()));
-        return opts;
+        return p.optionSet()
+                .parse("control." + p.name() + ".", config.controlOptions(p.name()))
+                .asStrings();
     }
 
     /** A context for {@link #validate}: the loop is created to check its options, then dropped; hooks do nothing. */

@@ -3,6 +3,7 @@ package dev.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.core.config.Option;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,13 @@ class ConfigTest {
         assertThatThrownBy(() -> Sluice.validate(null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("null");
+        SluiceConfig badGain = SluiceConfig.builder(fresh)
+                .controls("scripted-a")
+                .controlOption("scripted-a", "gain", "eleven")
+                .build();
+        assertThatThrownBy(() -> Sluice.validate(badGain))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("control.scripted-a.gain = 'eleven' is not a number (allowed: 0 to 10)");
         Sluice.validate(SluiceConfig.defaults(fresh));
         assertThat(fresh).doesNotExist();
     }
@@ -46,8 +54,8 @@ class ConfigTest {
         assertThat(c.controls()).isEmpty();
         assertThat(c.tickPeriod()).isEqualTo(Duration.ofSeconds(1));
         // Every default in OPTIONS matches the builder's default.
-        for (SluiceConfig.Option o : SluiceConfig.OPTIONS) {
-            String actual = switch (o.key()) {
+        for (Option<?> o : SluiceConfig.OPTIONS.options()) {
+            String actual = switch (o.name()) {
                 case SluiceConfig.DATA_DIR -> "(required)";
                 case SluiceConfig.PARTITIONS -> String.join(",", c.partitions());
                 case SluiceConfig.PROFILE -> c.profile();
@@ -64,25 +72,46 @@ class ConfigTest {
                 case SluiceConfig.EVENTS_CAPACITY -> Integer.toString(c.controlEventsCapacity());
                 case SluiceConfig.EVENTS_FILE ->
                     c.controlEventsFile().map(Path::toString).orElse("(none)");
-                default -> throw new AssertionError("option " + o.key() + " not covered by this test");
+                default -> throw new AssertionError("option " + o.name() + " not covered by this test");
             };
-            assertThat(actual).as(o.key()).isEqualTo(o.defaultValue());
+            assertThat(actual).as(o.name()).isEqualTo(o.defaultText());
         }
+    }
+
+    @Test
+    void hugeTickPeriodIsAConfigErrorNotAnArithmeticOverflow() {
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).tickPeriod(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("tick.period.ms")
+                .hasMessageContaining("10 to 60000");
+    }
+
+    @Test
+    void emptyDataDirInAPropertiesFileIsRefused() throws IOException {
+        Path file = dir.resolve("sluice.properties");
+        Files.writeString(file, "data.dir =\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("data.dir is empty");
+        Files.writeString(file, "data.dir =   \n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(file))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("data.dir is empty");
     }
 
     @Test
     void badValuesNameTheFieldTheValueAndTheRange() {
         assertThatThrownBy(() -> SluiceConfig.builder(dir).tickPeriod(Duration.ofMillis(5)))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("tick.period.ms = 5 is out of range [10, 60000]");
+                .hasMessage("tick.period.ms = 5 is out of range (allowed: 10 to 60000 ms)");
         assertThatThrownBy(() -> SluiceConfig.builder(dir).maxKeyBytes(0))
                 .hasMessageContaining("limits.max.key.bytes = 0");
         assertThatThrownBy(() -> SluiceConfig.builder(dir).partitions("a", "a"))
-                .hasMessageContaining("'a' is listed twice");
+                .hasMessageContaining("partitions = a,a lists 'a' twice");
         assertThatThrownBy(() -> SluiceConfig.builder(dir).partitions("bad name"))
                 .hasMessageContaining("'bad name'");
         assertThatThrownBy(() -> SluiceConfig.builder(dir).env("fast"))
-                .hasMessageContaining("env = 'fast' must be one of");
+                .hasMessageContaining("env = fast is not allowed (allowed: auto, priority, default)");
         assertThatThrownBy(() -> SluiceConfig.builder(null)).hasMessageContaining("data.dir must be set");
         assertThatThrownBy(() -> SluiceConfig.builder(dir)
                         .controlOption("adoc", "k", "1")
@@ -121,10 +150,10 @@ class ConfigTest {
                 .hasMessageContaining("unknown configuration key(s) [block.cache.size]");
         Files.writeString(f, "data.dir=x\nwrites.sync=yes\n");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
-                .hasMessageContaining("writes.sync = 'yes' must be true or false");
+                .hasMessageContaining("writes.sync = 'yes' is not true or false (allowed: true, false)");
         Files.writeString(f, "data.dir=x\nasync.threads=many\n");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
-                .hasMessageContaining("async.threads = 'many' is not a whole number");
+                .hasMessageContaining("async.threads = 'many' is not a whole number (allowed: 1 to 256 threads)");
         Files.writeString(f, "partitions=a\n");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(f)).hasMessageContaining("data.dir must be set");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(dir.resolve("missing.properties")))
@@ -154,7 +183,7 @@ class ConfigTest {
         SluiceConfig ok = SluiceConfig.defaults(dir);
         assertThatThrownBy(() -> copyWith(ok, "partitions", List.of("../../escaped")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("'../../escaped' is not a valid partition name");
+                .hasMessageContaining("has an invalid partition name '../../escaped'");
         assertThatThrownBy(() -> copyWith(ok, "tickPeriod", Duration.ofMillis(1)))
                 .hasMessageContaining("tick.period.ms = 1");
         assertThatThrownBy(() -> copyWith(ok, "controlEventsCapacity", 0))

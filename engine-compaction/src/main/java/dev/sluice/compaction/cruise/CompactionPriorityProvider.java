@@ -1,10 +1,10 @@
 package dev.sluice.compaction.cruise;
 
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.control.ControlLoop;
 import dev.sluice.core.control.ControlLoopProvider;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** Registers {@link CompactionPriority} as "cruise-compaction-priority". */
 public final class CompactionPriorityProvider implements ControlLoopProvider {
@@ -21,27 +21,39 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                 + " half the L0 slowdown trigger).";
     }
 
+    static final Option<Double> RATIO = Option.doubleOption(
+            "ratio", 5, 1, 1000, "", "a level over this multiple of its target size is compacted first");
+    static final Option<Long> MAX_FILES =
+            Option.longOption("max.files", 4, 1, 1000, "files", "most files in one prioritized compaction");
+    static final Option<Long> MAX_BYTES = Option.longOption(
+            "max.bytes",
+            256L << 20,
+            1 << 20,
+            1L << 40,
+            "bytes",
+            "most input bytes of the level in one prioritized" + " compaction");
+    static final Option<Double> TIMEOUT_SECONDS = Option.doubleOption(
+            "timeout.seconds", 120, 1, 86400, "s", "a batch still not done after this long no longer blocks the next");
+    static final Option<Double> HOLD_SECONDS = Option.doubleOption(
+            "hold.seconds",
+            120,
+            0,
+            3600,
+            "s",
+            "longest pause of automatic compactions while waiting for the oversized level's files (0 = never pause)");
+
     @Override
-    public Map<String, String> options() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("ratio", "5 — a level over this multiple of its target size is compacted first");
-        m.put("max.files", "4 — most files in one prioritized compaction");
-        m.put("max.bytes", "268435456 — most input bytes of the level in one prioritized compaction");
-        m.put("timeout.seconds", "120 — a batch still not done after this long no longer blocks the next");
-        m.put(
-                "hold.seconds",
-                "120 — longest pause of automatic compactions while waiting for the oversized level's files (0 = never"
-                        + " pause)");
-        return m;
+    public OptionSet optionSet() {
+        return OptionSet.of(RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS);
     }
 
     @Override
     public ControlLoop create(ControlContext ctx) {
         return new CompactionPriority(
-                ctx.doubleOption("ratio", 1, 1000),
-                (int) ctx.longOption("max.files", 1, 1000),
-                ctx.longOption("max.bytes", 1 << 20, 1L << 40),
-                (long) (ctx.doubleOption("timeout.seconds", 1, 86400) * 1e9),
-                (long) (ctx.doubleOption("hold.seconds", 0, 3600) * 1e9));
+                ctx.get(RATIO),
+                (int) (long) ctx.get(MAX_FILES),
+                ctx.get(MAX_BYTES),
+                (long) (ctx.get(TIMEOUT_SECONDS) * 1e9),
+                (long) (ctx.get(HOLD_SECONDS) * 1e9));
     }
 }

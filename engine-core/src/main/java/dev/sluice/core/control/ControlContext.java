@@ -1,6 +1,8 @@
 package dev.sluice.core.control;
 
 import com.google.common.base.Ticker;
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.config.Option;
 import dev.sluice.core.spi.AdmissionGate;
 import dev.sluice.core.spi.IoControl;
 import java.util.List;
@@ -12,8 +14,29 @@ import java.util.Optional;
  * few hooks that must be wired once at start (admission gates). Loops never keep a reference to engine objects.
  */
 public interface ControlContext {
-    /** This controller's options, defaults merged with the user's {@code control.<name>.*} values. */
+    /**
+     * This controller's options as text, defaults merged with the user's {@code control.<name>.*} values, already
+     * checked against the provider's {@link ControlLoopProvider#optionSet()}. Prefer {@link #get}.
+     */
     Map<String, String> options();
+
+    /**
+     * The typed value of one of the provider's options (the user's value or the default).
+     *
+     * @throws IllegalArgumentException naming the key when the value does not parse (cannot happen for an option of
+     *     the provider's {@link ControlLoopProvider#optionSet()}: the node has parsed those already)
+     */
+    default <T> T get(Option<T> option) {
+        String v = options().get(option.name());
+        if (v == null) {
+            return option.defaultValue();
+        }
+        try {
+            return option.parse(v);
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
 
     List<String> partitions();
 
@@ -28,7 +51,12 @@ public interface ControlContext {
     /** The priority Env's scheduler, when the node runs on it. */
     Optional<IoControl> io();
 
-    /** Reads an option as a double, naming the key in the error when it is not a number or out of range. */
+    /**
+     * Reads an option as a double, naming the key in the error when it is not a number or out of range.
+     *
+     * @deprecated declare an {@link Option} with its range and use {@link #get} (see {@link ControlLoopProvider})
+     */
+    @Deprecated
     default double doubleOption(String key, double min, double max) {
         String v = options().get(key);
         if (v == null) {
@@ -47,6 +75,8 @@ public interface ControlContext {
         return d;
     }
 
+    /** @deprecated declare an {@link Option} with its range and use {@link #get} (see {@link ControlLoopProvider}) */
+    @Deprecated
     default long longOption(String key, long min, long max) {
         double d = doubleOption(key, min, max);
         if (d != Math.rint(d)) {

@@ -1,5 +1,6 @@
 package dev.sluice.core.spi;
 
+import dev.sluice.core.config.OptionSet;
 import java.util.Map;
 
 /**
@@ -13,14 +14,16 @@ public interface StorageEnvProvider {
     java.util.Optional<String> unavailableReason();
 
     /**
-     * The options this Env understands, key → "default — doc". Users set them as {@code env.<key>}; other keys under
-     * {@code env.} are errors.
+     * The options this Env understands, as typed descriptors (see {@link dev.sluice.core.config.Option}). Users set them
+     * as {@code env.<key>}; other keys under {@code env.} are errors. The node parses the user's values with this set
+     * before calling {@link #validate} or {@link #open}, so a bad value is reported with its full key.
      */
-    Map<String, String> options();
+    OptionSet options();
 
     /**
      * Checks option values without opening anything (no native code loaded, nothing written); throws {@link
-     * IllegalArgumentException} naming the first bad key. {@code options} are the defaults merged with the user's values.
+     * IllegalArgumentException} naming the first bad key. {@code options} are the defaults merged with the user's
+     * values, each rendered as text (see {@link dev.sluice.core.config.OptionValues#asStrings()}).
      */
     default void validate(Map<String, String> options) {}
 

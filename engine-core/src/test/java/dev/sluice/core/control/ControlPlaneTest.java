@@ -160,7 +160,7 @@ class ControlPlaneTest {
                 .hasMessageContaining("gain");
         assertThatThrownBy(() -> open(
                         SluiceConfig.builder(dir).controls("scripted-a").controlOption("scripted-a", "gain", "11")))
-                .hasMessageContaining("'gain' = 11 is out of range");
+                .hasMessageContaining("control.scripted-a.gain = '11' is out of range (allowed: 0 to 10)");
     }
 
     @Test

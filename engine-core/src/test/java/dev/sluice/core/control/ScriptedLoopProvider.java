@@ -1,5 +1,7 @@
 package dev.sluice.core.control;
 
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.sensor.NodeSnapshot;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +38,16 @@ public class ScriptedLoopProvider implements ControlLoopProvider {
         return "test";
     }
 
+    static final Option<Double> GAIN = Option.doubleOption("gain", 1.0, 0, 10, "", "a test option");
+
     @Override
-    public Map<String, String> options() {
-        return Map.of("gain", "1.0 — a test option");
+    public OptionSet optionSet() {
+        return OptionSet.of(GAIN);
     }
 
     @Override
     public ControlLoop create(ControlContext ctx) {
-        ctx.doubleOption("gain", 0, 10);
+        ctx.get(GAIN);
         return new ControlLoop() {
             @Override
             public String name() {

@@ -28,7 +28,7 @@ import java.util.Map;
  *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link
  *       ConservativeRate}) using the read/write shares and request sizes of the last interval, the snapshot's read and
  *       write amplification, and the device throughput from the options ({@code device.read.mbps}, {@code
- *       device.write.mbps}: the emulated device's model or a calibration). Without a device model, T_c falls back to
+ *       device.write.mbps}, in MiB/s: the emulated device's model or a calibration). Without a device model, T_c falls back to
  *       halving the rate — stated here because the paper assumes a calibration table.
  * </ol>
  *
@@ -125,6 +125,11 @@ public final class AdaptiveAdmission implements ControlLoop {
     @Override
     public String name() {
         return name;
+    }
+
+    /** The settings the provider parsed from the options. */
+    Settings settings() {
+        return s;
     }
 
     public State state(String partition) {

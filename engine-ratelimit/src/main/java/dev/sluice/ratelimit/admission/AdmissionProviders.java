@@ -1,33 +1,112 @@
 package dev.sluice.ratelimit.admission;
 
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.control.ControlLoop;
 import dev.sluice.core.control.ControlLoopProvider;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** ServiceLoader registrations of the admission controllers ("admission", "static-admission"). */
+/**
+ * ServiceLoader registrations of the admission controllers ("admission", "static-admission"), with their options as
+ * typed descriptors (users set them as {@code control.<name>.<key>}). {@code device.read.mbps} and {@code
+ * device.write.mbps} are in MiB/s (2^20 bytes per second), like every {@code mbps} option of the Env.
+ */
 public final class AdmissionProviders {
     private AdmissionProviders() {}
 
-    private static Map<String, String> gateOptions() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("scope", "all — which requests take a token: all (CruiseDB) or writes");
-        m.put(
-                "queue.max",
-                "10000 — most requests waiting for admission per partition; more are refused (OverloadedException)");
-        m.put("wait.max.ms", "1000 — longest admission wait; a request that would wait longer is refused at once");
-        m.put("burst.ms", "10 — tokens an idle bucket may store, in milliseconds of rate (at least one token)");
-        m.put("min.rate", "100 — lowest admission rate, requests/s");
-        m.put("warmup.seconds", "5 — how long the unthrottled throughput is measured to set the initial rate");
-        return m;
-    }
+    // ---- options shared by both controllers (control.<name>.<key>) ----
+
+    static final Option<String> SCOPE = Option.choiceOption(
+            "scope", "all", List.of("all", "writes"), "which requests take a token: all (CruiseDB) or writes");
+    static final Option<Long> QUEUE_MAX = Option.longOption(
+            "queue.max",
+            10_000,
+            1,
+            10_000_000,
+            "requests",
+            "most requests waiting for admission per partition; more are refused (OverloadedException)");
+    static final Option<Long> WAIT_MAX_MS = Option.longOption(
+            "wait.max.ms",
+            1000,
+            0,
+            600_000,
+            "ms",
+            "longest admission wait; a request that would wait longer is refused at once");
+    static final Option<Long> BURST_MS = Option.longOption(
+            "burst.ms",
+            10,
+            0,
+            10_000,
+            "ms",
+            "tokens an idle bucket may store, in milliseconds of rate (at least one token)");
+    static final Option<Double> MIN_RATE =
+            Option.doubleOption("min.rate", 100, 1, 1e9, "requests/s", "lowest admission rate");
+    static final Option<Double> WARMUP_SECONDS = Option.doubleOption(
+            "warmup.seconds",
+            5,
+            0,
+            3600,
+            "s",
+            "how long the unthrottled throughput is measured to set the initial rate");
+
+    private static final OptionSet GATE_OPTIONS =
+            OptionSet.of(SCOPE, QUEUE_MAX, WAIT_MAX_MS, BURST_MS, MIN_RATE, WARMUP_SECONDS);
+
+    // ---- options of "admission" only ----
+
+    static final Option<Double> K1 = Option.doubleOption("k1", 0.5, 0, 10, "", "Eq. 2 proportional weight K1");
+    static final Option<Double> K2 = Option.doubleOption("k2", 0.4, 0, 10, "", "Eq. 2 derivative weight K2");
+    static final Option<String> WATERMARK_SOURCE = Option.choiceOption(
+            "watermark.source",
+            "memtable",
+            List.of("memtable", "unmerged"),
+            "the fill level held at the target: memtable (memtables / write-buffer budget) or unmerged ((memtables +"
+                    + " L0 bytes not yet merged) / budget: use with the cruise-sp-lsm profile, where L0 stands for"
+                    + " SP-LSM's in-memory buffer)");
+    static final Option<Double> WATERMARK_TARGET = Option.doubleOption(
+            "watermark.target", 0.5, 0.01, 1, "fraction", "target watermark (below watermark.high)");
+    static final Option<Double> WATERMARK_HIGH = Option.doubleOption(
+            "watermark.high", 0.8, 0.05, 1, "fraction", "at or above it the rate is the conservative T_c (Eq. 3)");
+    static final Option<Double> INITIAL_RATE = Option.doubleOption(
+            "initial.rate", 0, 0, 1e9, "requests/s", "t_0; 0 = measure the unthrottled mean during warm-up");
+    static final Option<Double> MAX_RATE_FACTOR = Option.doubleOption(
+            "max.rate.factor", 2, 1, 1000, "", "the rate stays below this multiple of max(t_0, recent demand)");
+    static final Option<Double> DEVICE_READ_MBPS = Option.doubleOption(
+            "device.read.mbps",
+            0,
+            0,
+            1e6,
+            Option.MIB_PER_SECOND,
+            "device read throughput T_R for Eq. 3; 0 = unknown (T_c halves the rate)");
+    static final Option<Double> DEVICE_WRITE_MBPS = Option.doubleOption(
+            "device.write.mbps",
+            0,
+            0,
+            1e6,
+            Option.MIB_PER_SECOND,
+            "device write throughput T_W for Eq. 3; 0 = unknown");
+    static final Option<Double> CHANGE_THRESHOLD = Option.doubleOption(
+            "change.threshold", 0.01, 0, 1, "fraction", "relative rate change below which no new rate is applied");
+    static final Option<Double> PERIOD_SECONDS = Option.doubleOption(
+            "period.seconds",
+            10,
+            0.01,
+            3600,
+            "s",
+            "how often Eq. 2 adjusts the rate (the paper: every 0.4 M operations, ~10 s at its ~40 k ops/s); the high"
+                    + " watermark is checked at every tick");
+
+    // ---- options of "static-admission" only ----
+
+    static final Option<Double> RATE = Option.doubleOption(
+            "rate", 0, 0, 1e9, "requests/s", "fixed rate; 0 = the mean unthrottled throughput of the warm-up");
 
     private static void installGates(ControlContext ctx, AdmissionScope scope) {
-        int queueMax = (int) ctx.longOption("queue.max", 1, 10_000_000);
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(ctx.longOption("wait.max.ms", 0, 600_000));
-        long burstNanos = TimeUnit.MILLISECONDS.toNanos(ctx.longOption("burst.ms", 0, 10_000));
+        int queueMax = (int) (long) ctx.get(QUEUE_MAX);
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(ctx.get(WAIT_MAX_MS));
+        long burstNanos = TimeUnit.MILLISECONDS.toNanos(ctx.get(BURST_MS));
         for (String p : ctx.partitions()) {
             ctx.installAdmissionGate(
                     p, TokenBucketGate.create(p, Double.POSITIVE_INFINITY, scope, queueMax, waitNanos, burstNanos));
@@ -48,55 +127,45 @@ public final class AdmissionProviders {
         }
 
         @Override
-        public Map<String, String> options() {
-            Map<String, String> m = gateOptions();
-            m.put("k1", "0.5 — Eq. 2 proportional weight K1");
-            m.put("k2", "0.4 — Eq. 2 derivative weight K2");
-            m.put(
-                    "watermark.source",
-                    "memtable — the fill level held at the target: memtable (memtables / write-buffer budget) or"
-                            + " unmerged ((memtables + L0 bytes not yet merged) / budget: use with the"
-                            + " cruise-sp-lsm profile, where L0 stands for SP-LSM's in-memory buffer)");
-            m.put("watermark.target", "0.5 — target watermark");
-            m.put("watermark.high", "0.8 — at or above it the rate is the conservative T_c (Eq. 3)");
-            m.put("initial.rate", "0 — t_0 in requests/s; 0 = measure the unthrottled mean during warm-up");
-            m.put("max.rate.factor", "2 — the rate stays below this multiple of max(t_0, recent demand)");
-            m.put(
-                    "device.read.mbps",
-                    "0 — device read throughput T_R for Eq. 3 (MB/s); 0 = unknown (T_c halves the rate)");
-            m.put("device.write.mbps", "0 — device write throughput T_W for Eq. 3 (MB/s); 0 = unknown");
-            m.put("change.threshold", "0.01 — relative rate change below which no new rate is applied");
-            m.put(
-                    "period.seconds",
-                    "10 — how often Eq. 2 adjusts the rate (the paper: every 0.4 M operations, ~10 s at its ~40 k"
-                            + " ops/s); the high watermark is checked at every tick");
-            return m;
+        public OptionSet optionSet() {
+            return GATE_OPTIONS.with(
+                    K1,
+                    K2,
+                    WATERMARK_SOURCE,
+                    WATERMARK_TARGET,
+                    WATERMARK_HIGH,
+                    INITIAL_RATE,
+                    MAX_RATE_FACTOR,
+                    DEVICE_READ_MBPS,
+                    DEVICE_WRITE_MBPS,
+                    CHANGE_THRESHOLD,
+                    PERIOD_SECONDS);
         }
 
         @Override
         public ControlLoop create(ControlContext ctx) {
-            AdmissionScope scope = AdmissionScope.parse(ctx.options().get("scope"));
-            double high = ctx.doubleOption("watermark.high", 0.05, 1.0);
-            double target = ctx.doubleOption("watermark.target", 0.01, 1.0);
+            AdmissionScope scope = AdmissionScope.parse(ctx.get(SCOPE));
+            double high = ctx.get(WATERMARK_HIGH);
+            double target = ctx.get(WATERMARK_TARGET);
             if (target >= high) {
-                throw new IllegalArgumentException(
-                        "option 'watermark.target' (" + target + ") must be below 'watermark.high' (" + high + ")");
+                throw new IllegalArgumentException("control." + name() + ".watermark.target = " + target
+                        + " must be below control." + name() + ".watermark.high = " + high);
             }
             AdaptiveAdmission.Settings s = new AdaptiveAdmission.Settings(
-                    ctx.doubleOption("k1", 0, 10),
-                    ctx.doubleOption("k2", 0, 10),
+                    ctx.get(K1),
+                    ctx.get(K2),
                     target,
                     high,
-                    ctx.doubleOption("initial.rate", 0, 1e9),
-                    (long) (ctx.doubleOption("warmup.seconds", 0, 3600) * 1e9),
-                    ctx.doubleOption("min.rate", 1, 1e9),
-                    ctx.doubleOption("max.rate.factor", 1, 1000),
-                    ctx.doubleOption("device.read.mbps", 0, 1e6) * 1e6,
-                    ctx.doubleOption("device.write.mbps", 0, 1e6) * 1e6,
+                    ctx.get(INITIAL_RATE),
+                    (long) (ctx.get(WARMUP_SECONDS) * 1e9),
+                    ctx.get(MIN_RATE),
+                    ctx.get(MAX_RATE_FACTOR),
+                    ctx.get(DEVICE_READ_MBPS) * Option.MIB,
+                    ctx.get(DEVICE_WRITE_MBPS) * Option.MIB,
                     scope,
-                    ctx.doubleOption("change.threshold", 0, 1),
-                    WatermarkSource.parse(ctx.options().get("watermark.source")),
-                    (long) (ctx.doubleOption("period.seconds", 0.01, 3600) * 1e9));
+                    ctx.get(CHANGE_THRESHOLD),
+                    WatermarkSource.parse(ctx.get(WATERMARK_SOURCE)),
+                    (long) (ctx.get(PERIOD_SECONDS) * 1e9));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }
@@ -116,20 +185,15 @@ public final class AdmissionProviders {
         }
 
         @Override
-        public Map<String, String> options() {
-            Map<String, String> m = gateOptions();
-            m.put("rate", "0 — fixed rate in requests/s; 0 = the mean unthrottled throughput of the warm-up");
-            return m;
+        public OptionSet optionSet() {
+            return GATE_OPTIONS.with(RATE);
         }
 
         @Override
         public ControlLoop create(ControlContext ctx) {
-            AdmissionScope scope = AdmissionScope.parse(ctx.options().get("scope"));
+            AdmissionScope scope = AdmissionScope.parse(ctx.get(SCOPE));
             StaticAdmission loop = new StaticAdmission(
-                    ctx.doubleOption("rate", 0, 1e9),
-                    (long) (ctx.doubleOption("warmup.seconds", 0, 3600) * 1e9),
-                    scope,
-                    ctx.doubleOption("min.rate", 1, 1e9));
+                    ctx.get(RATE), (long) (ctx.get(WARMUP_SECONDS) * 1e9), scope, ctx.get(MIN_RATE));
             installGates(ctx, scope);
             return loop;
         }

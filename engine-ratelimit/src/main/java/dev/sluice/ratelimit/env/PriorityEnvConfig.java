@@ -1,20 +1,22 @@
 package dev.sluice.ratelimit.env;
 
 import dev.sluice.core.ConfigException;
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
+import dev.sluice.core.config.OptionValues;
 import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.spi.IoPolicy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The priority Env's start-up settings: initial node policy, chunk size, per-class caps and the emulated device. Node
- * configs set them as {@code env.<key>} (see {@link #OPTIONS}); everything except the device can also be changed at run
+ * configs set them as {@code env.<key>} (see {@link #OPTIONS}; every {@code *.mbps} option is in MiB/s); everything except the device can also be changed at run
  * time through {@link PriorityEnv}'s {@link dev.sluice.core.spi.IoControl} methods, the device through {@link
  * PriorityEnv#configureDevice}.
  *
@@ -26,41 +28,104 @@ public record PriorityEnvConfig(
     /** A class cap: operations and bytes per second; ≤ 0 means no cap on that dimension. */
     public record ClassLimit(double opsPerSecond, double bytesPerSecond) {}
 
-    static final double MIB = 1024.0 * 1024.0;
+    static final double MIB = Option.MIB;
 
-    /** Every option key with "default — meaning" (MiB = 2^20 bytes). */
-    public static final Map<String, String> OPTIONS;
+    // ---- options (env.<key>); every *.mbps option is in MiB/s (2^20 bytes per second) ----
+
+    public static final Option<String> POLICY = Option.choiceOption(
+            "policy",
+            "passthrough",
+            List.of("passthrough", "cruisedb", "flexengine", "calcspar"),
+            "initial node policy");
+    public static final Option<Double> POLICY_STARVATION_MS = Option.doubleOption(
+            "policy.starvation.ms", 50, 0, 60_000, "ms", "anti-starvation bound of cruisedb and calcspar (0 = none)");
+    public static final Option<Double> POLICY_NODE_MBPS = Option.doubleOption(
+            "policy.node.mbps",
+            0,
+            0,
+            1e7,
+            Option.MIB_PER_SECOND,
+            "node token rate for cruisedb/flexengine (0 = flexengine uses the device's larger bandwidth cap; cruisedb"
+                    + " runs without a budget)");
+    public static final Option<Double> POLICY_NODE_IOPS = Option.doubleOption(
+            "policy.node.iops",
+            0,
+            0,
+            1e9,
+            "I/O units/s",
+            "node token rate in I/O units per second for cruisedb/flexengine (0 = none)");
+    public static final Option<Double> POLICY_FLUSH_WEIGHT =
+            Option.doubleOption("policy.flush.weight", 10, 0.001, 1e6, "", "flexengine weight of flush I/O");
+    public static final Option<Double> POLICY_COMPACTION_WEIGHT = Option.doubleOption(
+            "policy.compaction.weight", 1, 0.001, 1e6, "", "flexengine weight of compaction and prefetch I/O");
+    public static final Option<Double> POLICY_PAID_IOPS = Option.doubleOption(
+            "policy.paid.iops", 0, 0, 1e9, "tokens/s", "calcspar tokens per second (0 = device.iops)");
+    public static final Option<Double> POLICY_MIN_WINDOW = Option.doubleOption(
+            "policy.min.window", 0.1, 0, 1, "s", "calcspar smallest time window of the lower queues");
+    public static final Option<Double> CHUNK_KB = Option.doubleOption(
+            "chunk.kb",
+            256,
+            0,
+            1 << 20,
+            "KiB",
+            "background I/Os larger than this are cut into chunks while scheduling is active (0 = never)");
+    public static final Option<Boolean> DEVICE_ENABLED = Option.booleanOption(
+            "device.enabled", false, "emulate a cloud volume (Calcspar's contract model, see DEVICE.md)");
+    public static final Option<Double> DEVICE_IOPS =
+            Option.doubleOption("device.iops", 3000, 0, 1e9, "IOPS", "paid IOPS (0 = no IOPS contract)");
+    public static final Option<Double> DEVICE_READ_MBPS = Option.doubleOption(
+            "device.read.mbps", 125, 0, 1e7, Option.MIB_PER_SECOND, "read bandwidth cap (0 = none)");
+    public static final Option<Double> DEVICE_WRITE_MBPS = Option.doubleOption(
+            "device.write.mbps", 125, 0, 1e7, Option.MIB_PER_SECOND, "write bandwidth cap (0 = none)");
+    public static final Option<Double> DEVICE_LATENCY_US =
+            Option.doubleOption("device.latency.us", 300, 0, 1e6, "µs", "base latency of an I/O with a regular token");
+    public static final Option<Double> DEVICE_OVERDRAFT_POOL =
+            Option.doubleOption("device.overdraft.pool", 0, 0, 1e12, "tokens", "borrowing pool size (0 = device.iops)");
+    public static final Option<Double> DEVICE_IO_UNIT_KB =
+            Option.doubleOption("device.io.unit.kb", 256, 0.5, 65536, "KiB", "I/O size that costs one IOPS token");
+
+    /** {@code limit.<class>.ops}: cap on the class's operations per second. */
+    public static final Map<IoClass, Option<Double>> LIMIT_OPS;
+
+    /** {@code limit.<class>.mbps}: cap on the class's bandwidth. */
+    public static final Map<IoClass, Option<Double>> LIMIT_MBPS;
+
+    /** Every option (keys without the {@code env.} prefix). */
+    public static final OptionSet OPTIONS;
 
     static {
-        Map<String, String> o = new LinkedHashMap<>();
-        o.put("policy", "passthrough — initial node policy: passthrough, cruisedb, flexengine or calcspar");
-        o.put("policy.starvation.ms", "50 — anti-starvation bound of cruisedb and calcspar, ms (0 = none)");
-        o.put(
-                "policy.node.mbps",
-                "0 — node token rate in MiB/s for cruisedb/flexengine (0 = flexengine uses the"
-                        + " device's larger bandwidth cap; cruisedb runs without a budget)");
-        o.put("policy.node.iops", "0 — node token rate in I/O units per second for cruisedb/flexengine (0 = none)");
-        o.put("policy.flush.weight", "10 — flexengine weight of flush I/O");
-        o.put("policy.compaction.weight", "1 — flexengine weight of compaction and prefetch I/O");
-        o.put("policy.paid.iops", "0 — calcspar tokens per second (0 = device.iops)");
-        o.put("policy.min.window", "0.1 — calcspar smallest time window of the lower queues, fraction of a second");
-        o.put(
-                "chunk.kb",
-                "256 — background I/Os larger than this (KiB) are cut into chunks while scheduling is"
-                        + " active (0 = never)");
-        o.put("device.enabled", "false — emulate a cloud volume (Calcspar's contract model, see DEVICE.md)");
-        o.put("device.iops", "3000 — paid IOPS (0 = no IOPS contract)");
-        o.put("device.read.mbps", "125 — read bandwidth cap, MiB/s (0 = none)");
-        o.put("device.write.mbps", "125 — write bandwidth cap, MiB/s (0 = none)");
-        o.put("device.latency.us", "300 — base latency of an I/O with a regular token, µs");
-        o.put("device.overdraft.pool", "0 — borrowing pool size in tokens (0 = device.iops)");
-        o.put("device.io.unit.kb", "256 — I/O size that costs one IOPS token, KiB");
+        EnumMap<IoClass, Option<Double>> ops = new EnumMap<>(IoClass.class);
+        EnumMap<IoClass, Option<Double>> mbps = new EnumMap<>(IoClass.class);
+        List<Option<?>> all = new ArrayList<>(List.of(
+                POLICY,
+                POLICY_STARVATION_MS,
+                POLICY_NODE_MBPS,
+                POLICY_NODE_IOPS,
+                POLICY_FLUSH_WEIGHT,
+                POLICY_COMPACTION_WEIGHT,
+                POLICY_PAID_IOPS,
+                POLICY_MIN_WINDOW,
+                CHUNK_KB,
+                DEVICE_ENABLED,
+                DEVICE_IOPS,
+                DEVICE_READ_MBPS,
+                DEVICE_WRITE_MBPS,
+                DEVICE_LATENCY_US,
+                DEVICE_OVERDRAFT_POOL,
+                DEVICE_IO_UNIT_KB));
         for (IoClass c : IoClass.values()) {
-            String k = c.name().toLowerCase(Locale.ROOT);
-            o.put("limit." + k + ".ops", "0 — cap on " + c + " operations per second (0 = none)");
-            o.put("limit." + k + ".mbps", "0 — cap on " + c + " MiB per second (0 = none)");
+            String k = "limit." + c.name().toLowerCase(Locale.ROOT);
+            ops.put(c, Option.doubleOption(k + ".ops", 0, 0, 1e12, "ops/s", "cap on " + c + " operations (0 = none)"));
+            mbps.put(
+                    c,
+                    Option.doubleOption(
+                            k + ".mbps", 0, 0, 1e9, Option.MIB_PER_SECOND, "cap on " + c + " bandwidth (0 = none)"));
+            all.add(ops.get(c));
+            all.add(mbps.get(c));
         }
-        OPTIONS = Collections.unmodifiableMap(o);
+        LIMIT_OPS = Collections.unmodifiableMap(ops);
+        LIMIT_MBPS = Collections.unmodifiableMap(mbps);
+        OPTIONS = OptionSet.of(all);
     }
 
     public PriorityEnvConfig {
@@ -102,29 +167,22 @@ public record PriorityEnvConfig(
      * is a {@link ConfigException} naming the key, the value and what is allowed.
      */
     public static PriorityEnvConfig fromOptions(Map<String, String> options) {
-        for (String k : options.keySet()) {
-            if (!OPTIONS.containsKey(k)) {
-                throw new ConfigException("env." + k + " is not an option of the priority Env; known: "
-                        + new TreeSet<>(OPTIONS.keySet()));
-            }
-        }
-        Parser p = new Parser(options);
-        boolean deviceOn = p.bool("device.enabled");
-        double iops = p.dbl("device.iops", 0, 1e9);
+        OptionValues p = OPTIONS.parse("env.", options);
+        boolean deviceOn = p.get(DEVICE_ENABLED);
+        double iops = p.get(DEVICE_IOPS);
         ContractDevice device = new ContractDevice(
                 deviceOn,
                 iops,
-                p.dbl("device.read.mbps", 0, 1e7) * MIB,
-                p.dbl("device.write.mbps", 0, 1e7) * MIB,
-                Duration.ofNanos((long) (p.dbl("device.latency.us", 0, 1e6) * 1000)),
-                p.dbl("device.overdraft.pool", 0, 1e12),
-                (long) (p.dbl("device.io.unit.kb", 0.5, 65536) * 1024));
+                p.get(DEVICE_READ_MBPS) * MIB,
+                p.get(DEVICE_WRITE_MBPS) * MIB,
+                Duration.ofNanos((long) (p.get(DEVICE_LATENCY_US) * 1000)),
+                p.get(DEVICE_OVERDRAFT_POOL),
+                (long) (p.get(DEVICE_IO_UNIT_KB) * 1024));
 
-        Duration starvation = Duration.ofNanos((long) (p.dbl("policy.starvation.ms", 0, 60_000) * 1e6));
-        double nodeBytes = p.dbl("policy.node.mbps", 0, 1e7) * MIB;
-        double nodeOps = p.dbl("policy.node.iops", 0, 1e9);
-        String name = p.raw("policy").trim().toLowerCase(Locale.ROOT);
-        IoPolicy policy = switch (name) {
+        Duration starvation = Duration.ofNanos((long) (p.get(POLICY_STARVATION_MS) * 1e6));
+        double nodeBytes = p.get(POLICY_NODE_MBPS) * MIB;
+        double nodeOps = p.get(POLICY_NODE_IOPS);
+        IoPolicy policy = switch (p.get(POLICY)) {
             case "passthrough" -> IoPolicy.passThrough();
             case "cruisedb" -> {
                 IoPolicy.StrictPriority c = IoPolicy.cruiseDb(starvation);
@@ -141,15 +199,12 @@ public record PriorityEnvConfig(
                 IoPolicy.WeightedFair f = IoPolicy.flexEngineNode(bytes);
                 yield new IoPolicy.WeightedFair(
                         f.tiers(),
-                        List.of(
-                                1.0,
-                                p.dbl("policy.flush.weight", 0.001, 1e6),
-                                p.dbl("policy.compaction.weight", 0.001, 1e6)),
+                        List.of(1.0, p.get(POLICY_FLUSH_WEIGHT), p.get(POLICY_COMPACTION_WEIGHT)),
                         true,
                         new IoPolicy.NodeBudget(nodeOps, bytes));
             }
             case "calcspar" -> {
-                double paid = p.dbl("policy.paid.iops", 0, 1e9);
+                double paid = p.get(POLICY_PAID_IOPS);
                 if (paid <= 0) {
                     paid = deviceOn ? iops : 0;
                 }
@@ -158,65 +213,19 @@ public record PriorityEnvConfig(
                             + " (> 0) or enable the device with env.device.iops > 0");
                 }
                 IoPolicy.TimeWindows t = IoPolicy.calcspar(paid);
-                yield new IoPolicy.TimeWindows(t.tiers(), paid, p.dbl("policy.min.window", 0, 1), starvation);
+                yield new IoPolicy.TimeWindows(t.tiers(), paid, p.get(POLICY_MIN_WINDOW), starvation);
             }
-            default ->
-                throw new ConfigException(
-                        "env.policy = '" + name + "' must be one of passthrough, cruisedb, flexengine, calcspar");
+            default -> throw new IllegalStateException("unreachable: " + POLICY + " allowed " + p.get(POLICY));
         };
 
         EnumMap<IoClass, ClassLimit> limits = new EnumMap<>(IoClass.class);
         for (IoClass c : IoClass.values()) {
-            String k = "limit." + c.name().toLowerCase(Locale.ROOT);
-            double ops = p.dbl(k + ".ops", 0, 1e12);
-            double mbps = p.dbl(k + ".mbps", 0, 1e9);
+            double ops = p.get(LIMIT_OPS.get(c));
+            double mbps = p.get(LIMIT_MBPS.get(c));
             if (ops > 0 || mbps > 0) {
                 limits.put(c, new ClassLimit(ops, mbps * MIB));
             }
         }
-        return new PriorityEnvConfig(policy, (long) (p.dbl("chunk.kb", 0, 1 << 20) * 1024), limits, device);
-    }
-
-    private static final class Parser {
-        private final Map<String, String> options;
-
-        Parser(Map<String, String> options) {
-            this.options = options;
-        }
-
-        /** The value, or the default; a value still in {@link #OPTIONS}' "default — doc" form counts as its default. */
-        String raw(String key) {
-            String v = options.get(key);
-            if (v == null) {
-                v = OPTIONS.get(key);
-            }
-            int doc = v.indexOf(" — ");
-            return doc >= 0 ? v.substring(0, doc) : v;
-        }
-
-        double dbl(String key, double min, double max) {
-            String v = raw(key).trim();
-            double d;
-            try {
-                d = Double.parseDouble(v);
-            } catch (NumberFormatException e) {
-                throw new ConfigException(
-                        "env." + key + " = '" + v + "' is not a number (allowed: " + min + " .. " + max + ")");
-            }
-            if (!(d >= min && d <= max)) {
-                throw new ConfigException(
-                        "env." + key + " = '" + v + "' is out of range (allowed: " + min + " .. " + max + ")");
-            }
-            return d;
-        }
-
-        boolean bool(String key) {
-            String v = raw(key).trim().toLowerCase(Locale.ROOT);
-            return switch (v) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw new ConfigException("env." + key + " = '" + v + "' must be true or false");
-            };
-        }
+        return new PriorityEnvConfig(policy, (long) (p.get(CHUNK_KB) * 1024), limits, device);
     }
 }

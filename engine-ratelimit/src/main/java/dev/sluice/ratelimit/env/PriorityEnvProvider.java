@@ -1,5 +1,6 @@
 package dev.sluice.ratelimit.env;
 
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.spi.StorageEnv;
 import dev.sluice.core.spi.StorageEnvProvider;
 import java.util.Map;
@@ -23,7 +24,7 @@ public final class PriorityEnvProvider implements StorageEnvProvider {
     }
 
     @Override
-    public Map<String, String> options() {
+    public OptionSet options() {
         return PriorityEnvConfig.OPTIONS;
     }
 

@@ -90,7 +90,8 @@ class LifecycleTest {
         assertThat(found).isPresent();
         StorageEnvProvider provider = found.get();
         assertThat(provider.unavailableReason()).isEmpty();
-        assertThat(provider.options()).containsKeys("device.enabled", "device.iops", "policy", "limit.user_get.ops");
+        assertThat(provider.options().names())
+                .contains("device.enabled", "device.iops", "policy", "limit.user_get.ops");
         try (StorageEnv env = provider.open(Map.of(
                 "policy", "calcspar", "device.enabled", "true", "device.iops", "1000", "limit.wal.mbps", "50"))) {
             assertThat(env.control()).isPresent();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ConfigException;
+import dev.sluice.core.config.Option;
 import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.spi.IoPolicy;
 import java.nio.file.Path;
@@ -24,14 +25,21 @@ class PriorityEnvConfigTest {
     }
 
     @Test
-    void everyOptionHasADefaultAndADescription() {
-        PriorityEnvConfig.OPTIONS.forEach((k, v) -> assertThat(v).as(k).matches("\\S+ — .+"));
-        assertThat(PriorityEnvConfig.OPTIONS).hasSize(16 + 2 * IoClass.values().length);
+    void everyOptionHasADefaultADescriptionAndMbpsIsMiB() {
+        for (Option<?> o : PriorityEnvConfig.OPTIONS.options()) {
+            assertThat(o.defaultValue()).as(o.name()).isNotNull();
+            assertThat(o.doc()).as(o.name()).isNotBlank();
+            if (o.name().endsWith(".mbps")) {
+                assertThat(o.unit()).as(o.name()).isEqualTo("MiB/s");
+            }
+        }
+        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(16 + 2 * IoClass.values().length);
     }
 
     @Test
-    void theDeclaredOptionsThemselvesParseAsTheDefaults() {
-        PriorityEnvConfig merged = PriorityEnvConfig.fromOptions(PriorityEnvConfig.OPTIONS);
+    void theRenderedDefaultsParseAsTheDefaults() {
+        PriorityEnvConfig merged = PriorityEnvConfig.fromOptions(
+                PriorityEnvConfig.OPTIONS.defaults().asStrings());
         assertThat(merged).isEqualTo(PriorityEnvConfig.defaults());
     }
 

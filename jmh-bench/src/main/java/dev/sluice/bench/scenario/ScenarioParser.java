@@ -6,6 +6,8 @@ import dev.sluice.bench.workload.OpKind;
 import dev.sluice.bench.workload.OpMix;
 import dev.sluice.core.ConfigException;
 import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,8 +36,8 @@ import java.util.regex.Pattern;
  * [stack NAME]                     profile, controls, description, config.KEY, env.KEY, control.C.KEY, sysprop.KEY
  * </pre>
  *
- * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50};
- * kinds insert, update, read, scan, rmw), {@code distribution} (uniform | zipfian | latest | hotspot) with {@code
+ * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50}:
+ * percentages that must sum to 100; kinds insert, update, read, scan, rmw), {@code distribution} (uniform | zipfian | latest | hotspot) with {@code
  * zipfian.theta}, {@code hotspot.keys}, {@code hotspot.ops}; {@code scan.length}; {@code measured}. Open loop only:
  * {@code rate}, {@code arrivals} (uniform | poisson), {@code dispatch} (sync: {@code threads} workers take arrivals from
  * a client queue bounded by {@code max.backlog}; async: each arrival is submitted through the async API at once, at most
@@ -44,7 +46,8 @@ import java.util.regex.Pattern;
  * square.period}, {@code square.duty}, {@code mixgraph.mean}, {@code mixgraph.amplitude}, {@code mixgraph.period},
  * {@code mixgraph.phase}, {@code mixgraph.noise}, {@code mixgraph.interval}.
  *
- * <p>Sizes accept k, m, g suffixes (powers of 1024) and underscores. Every error names the file, the line and the key.
+ * <p>Every key is a typed {@link Option} constant below (default, range, unit). Sizes accept k, m, g suffixes (powers of
+ * 1024) and underscores. Every error names the file, the line and the key, the value and what is allowed.
  * Unknown keys and sections, duplicate keys, keys that do not fit the phase's mode or shape are errors.
  */
 public final class ScenarioParser {
@@ -54,6 +57,219 @@ public final class ScenarioParser {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(s|m|h)?");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg])?b?", Pattern.CASE_INSENSITIVE);
     private static final List<String> STACK_PREFIXES = List.of("config.", "env.", "control.", "sysprop.");
+
+    // ---- the keys of a scenario file, as typed descriptors (defaults, ranges and units in one place) ----
+
+    private static final double MAX_RATE = 10_000_000;
+    private static final int DAY = 24 * 3600;
+
+    static final Option<Long> SEED = size("seed", 42L, 0, Long.MAX_VALUE, "", "seed of every random choice");
+
+    static final Option<Long> PRELOAD_KEYS = size("keys", 0L, 0, 1_000_000_000L, "keys", "keys written before phase 1");
+    static final Option<Integer> PRELOAD_KEY_BYTES = count("key.bytes", 16, 8, 4096, "bytes", "key size");
+    static final Option<Integer> PRELOAD_VALUE_BYTES = count("value.bytes", 1024, 0, 16 << 20, "bytes", "value size");
+    static final Option<Integer> PRELOAD_THREADS = count("threads", 2, 1, 64, "threads", "preload writers");
+    static final Option<Boolean> PRELOAD_FLUSH = flag("flush", true, "flush the memtables after the preload");
+    static final Option<Integer> PRELOAD_SETTLE =
+            seconds("settle", 30, 0, 3600, "wait after the preload for compactions to settle");
+    static final OptionSet PRELOAD = OptionSet.of(
+            PRELOAD_KEYS, PRELOAD_KEY_BYTES, PRELOAD_VALUE_BYTES, PRELOAD_THREADS, PRELOAD_FLUSH, PRELOAD_SETTLE);
+
+    static final Option<Integer> DURATION_KEY = seconds("duration", null, 1, DAY, "length of the phase");
+    static final Option<String> MODE = Option.of(
+            "mode",
+            "choice",
+            null,
+            "(required)",
+            false,
+            v -> v.toLowerCase(Locale.ROOT),
+            v -> List.of("open", "closed").contains(v) ? null : "is not allowed",
+            v -> v,
+            "open, closed",
+            "",
+            "closed: back-to-back requests; open: requests at a rate");
+    static final Option<Integer> THREADS =
+            count("threads", 8, 1, 1024, "threads", "clients (closed) or workers (open)");
+    static final Option<Integer> SCAN_LENGTH = count("scan.length", 5, 1, 100_000, "keys", "keys per scan");
+    static final Option<Boolean> MEASURED = flag("measured", true, "whether the phase counts in the results");
+    static final Option<String> ARRIVALS =
+            Option.choiceOption("arrivals", "uniform", List.of("uniform", "poisson"), "inter-arrival times");
+    static final Option<String> DISPATCH =
+            Option.choiceOption("dispatch", "sync", List.of("sync", "async"), "how arrivals reach the store");
+    static final Option<Long> MAX_INFLIGHT =
+            size("max.inflight", 1_000_000L, 1, 100_000_000, "requests", "async requests in flight");
+    static final Option<Long> MAX_BACKLOG =
+            size("max.backlog", 2_000_000L, 1, 100_000_000, "requests", "bound of the client queue (sync dispatch)");
+    static final Option<String> DISTRIBUTION = Option.choiceOption(
+            "distribution", "uniform", List.of("uniform", "zipfian", "latest", "hotspot"), "key distribution");
+    static final Option<Double> ZIPFIAN_THETA =
+            Option.doubleOption("zipfian.theta", 0.99, 0.01, 10, "", "skew of zipfian and latest");
+    static final Option<Double> HOTSPOT_KEYS =
+            Option.doubleOption("hotspot.keys", 0.2, 0.0001, 1, "fraction", "share of keys that are hot");
+    static final Option<Double> HOTSPOT_OPS =
+            Option.doubleOption("hotspot.ops", 0.8, 0, 1, "fraction", "share of operations on hot keys");
+    static final Option<String> SHAPE = Option.choiceOption(
+            "shape", "constant", List.of("constant", "step", "square", "mixgraph"), "open-loop rate over time");
+    static final Option<Double> RATE = rate("rate", null, 0.001, "open-loop rate");
+    static final Option<Integer> STEP_SECONDS = seconds("step.seconds", null, 1, DAY, "length of each step");
+    static final Option<Double> SQUARE_LOW = rate("square.low", 0.0, 0, "rate of the low half");
+    static final Option<Double> SQUARE_HIGH = rate("square.high", 0.0, 0, "rate of the high half");
+    static final Option<Integer> SQUARE_PERIOD = seconds("square.period", 10, 1, DAY, "period of the square wave");
+    static final Option<Double> SQUARE_DUTY =
+            Option.doubleOption("square.duty", 0.5, 0.01, 0.99, "fraction", "share of the period at the high rate");
+    static final Option<Double> MIXGRAPH_MEAN = rate("mixgraph.mean", null, 0.001, "mean rate (default: rate)");
+    static final Option<Double> MIXGRAPH_AMPLITUDE = rate("mixgraph.amplitude", null, 0, "amplitude (default: mean/2)");
+    static final Option<Integer> MIXGRAPH_PERIOD = seconds("mixgraph.period", 20, 1, DAY, "period of the sine");
+    static final Option<Double> MIXGRAPH_PHASE =
+            Option.doubleOption("mixgraph.phase", 0, -100, 100, "", "phase offset of the sine");
+    static final Option<Double> MIXGRAPH_NOISE =
+            Option.doubleOption("mixgraph.noise", 0.1, 0, 1, "fraction", "relative noise on the rate");
+    static final Option<Integer> MIXGRAPH_INTERVAL =
+            seconds("mixgraph.interval", 1, 1, 3600, "how often the rate changes");
+
+    /** A whole number, optionally with a k, m or g suffix (powers of 1024) and underscores. */
+    private static Option<Long> size(String name, Long def, long min, long max, String unit, String doc) {
+        return Option.of(
+                name,
+                "size",
+                def,
+                "(required)",
+                false,
+                ScenarioParser::parseSize,
+                v -> v < min || v > max ? "is out of range" : null,
+                String::valueOf,
+                min + " to " + max,
+                unit,
+                doc);
+    }
+
+    private static Option<Integer> count(String name, int def, int min, int max, String unit, String doc) {
+        return Option.of(
+                name,
+                "size",
+                def,
+                null,
+                false,
+                v -> {
+                    long n = parseSize(v);
+                    if (n > Integer.MAX_VALUE) {
+                        throw new IllegalArgumentException("is out of range");
+                    }
+                    return (int) n;
+                },
+                v -> v < min || v > max ? "is out of range" : null,
+                String::valueOf,
+                min + " to " + max,
+                unit,
+                doc);
+    }
+
+    /** Whole seconds, optionally with an s, m or h suffix (30, 30s, 2m). */
+    private static Option<Integer> seconds(String name, Integer def, int min, int max, String doc) {
+        return Option.of(
+                name,
+                "duration",
+                def,
+                "(required)",
+                false,
+                ScenarioParser::parseSeconds,
+                v -> v < min || v > max ? "is out of range" : null,
+                String::valueOf,
+                min + " to " + max,
+                "s",
+                doc);
+    }
+
+    private static Option<Double> rate(String name, Double def, double min, String doc) {
+        return Option.of(
+                name,
+                "number",
+                def,
+                "(required)",
+                false,
+                v -> {
+                    try {
+                        return Double.parseDouble(v.replace("_", ""));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("is not a number");
+                    }
+                },
+                v -> v >= min && v <= MAX_RATE ? null : "is out of range",
+                Option::number,
+                Option.number(min) + " to " + Option.number(MAX_RATE),
+                "requests/s",
+                doc);
+    }
+
+    /** true/yes/on or false/no/off. */
+    private static Option<Boolean> flag(String name, boolean def, String doc) {
+        return Option.of(
+                name,
+                "boolean",
+                def,
+                null,
+                false,
+                v -> switch (v.toLowerCase(Locale.ROOT)) {
+                    case "true", "yes", "on" -> true;
+                    case "false", "no", "off" -> false;
+                    default -> throw new IllegalArgumentException("is not true or false");
+                },
+                v -> null,
+                String::valueOf,
+                "true, false (or yes, no, on, off)",
+                "",
+                doc);
+    }
+
+    private static long parseSize(String v) {
+        Matcher m = SIZE.matcher(v.replace("_", ""));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("is not a whole number (optionally with k, m or g)");
+        }
+        long n;
+        try {
+            n = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("is too large");
+        }
+        if (m.group(2) != null) {
+            int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+                case "k" -> 10;
+                case "m" -> 20;
+                default -> 30;
+            };
+            if (Long.numberOfLeadingZeros(n) <= shift) {
+                throw new IllegalArgumentException("is too large");
+            }
+            n <<= shift;
+        }
+        return n;
+    }
+
+    private static int parseSeconds(String v) {
+        Matcher m = DURATION.matcher(v);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("is not a duration (e.g. 30, 30s, 2m)");
+        }
+        long s;
+        try {
+            s = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("is too large");
+        }
+        if (m.group(2) != null) {
+            long factor = switch (m.group(2)) {
+                case "m" -> 60;
+                case "h" -> 3600;
+                default -> 1;
+            };
+            s = s > Integer.MAX_VALUE ? s : s * factor;
+        }
+        if (s > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("is too large");
+        }
+        return (int) s;
+    }
 
     private final String file;
 
@@ -113,100 +329,31 @@ public final class ScenarioParser {
             return v;
         }
 
-        long size(String key, long min, long max, long def) {
-            String v = str(key, null);
+        /** The value of {@code option} (parsed and range-checked), or its default when the key is absent. */
+        <T> T get(Option<T> option) {
+            return get(option, option.defaultValue());
+        }
+
+        /** The value of {@code option}, or {@code def} when the key is absent (a default that depends on other keys). */
+        <T> T get(Option<T> option, T def) {
+            String v = str(option.name(), null);
             if (v == null) {
                 return def;
             }
-            Matcher m = SIZE.matcher(v.replace("_", ""));
-            if (!m.matches()) {
-                throw error(key, "'" + v + "' is not a whole number (optionally with k, m or g)");
-            }
-            long n;
             try {
-                n = Long.parseLong(m.group(1));
-            } catch (NumberFormatException e) {
-                throw error(key, "'" + v + "' is too large");
+                return option.parse(v);
+            } catch (ConfigException e) {
+                throw error(option.name(), e.getMessage());
             }
-            if (m.group(2) != null) {
-                n <<= switch (m.group(2).toLowerCase(Locale.ROOT)) {
-                    case "k" -> 10;
-                    case "m" -> 20;
-                    default -> 30;
-                };
-            }
-            if (n < min || n > max) {
-                throw error(key, n + " is out of range [" + min + ", " + max + "]");
-            }
-            return n;
         }
 
-        int integer(String key, int min, int max, int def) {
-            return (int) size(key, min, max, def);
-        }
-
-        double dbl(String key, double min, double max, double def) {
-            String v = str(key, null);
+        /** The value of a key without a default; {@code hint} says what to write when it is missing. */
+        <T> T required(Option<T> option, String hint) {
+            T v = get(option, null);
             if (v == null) {
-                return def;
+                throw error(null, "needs key '" + option.name() + "' (" + hint + ")");
             }
-            double d;
-            try {
-                d = Double.parseDouble(v.replace("_", ""));
-            } catch (NumberFormatException e) {
-                throw error(key, "'" + v + "' is not a number");
-            }
-            if (!(d >= min && d <= max)) {
-                throw error(key, v + " is out of range [" + min + ", " + max + "]");
-            }
-            return d;
-        }
-
-        boolean bool(String key, boolean def) {
-            String v = str(key, null);
-            if (v == null) {
-                return def;
-            }
-            return switch (v.toLowerCase(Locale.ROOT)) {
-                case "true", "yes", "on" -> true;
-                case "false", "no", "off" -> false;
-                default -> throw error(key, "'" + v + "' must be true or false");
-            };
-        }
-
-        int seconds(String key, int min, int max, int def) {
-            String v = str(key, null);
-            if (v == null) {
-                return def;
-            }
-            Matcher m = DURATION.matcher(v);
-            if (!m.matches()) {
-                throw error(key, "'" + v + "' is not a duration (e.g. 30, 30s, 2m)");
-            }
-            long s = Long.parseLong(m.group(1));
-            if (m.group(2) != null) {
-                s *= switch (m.group(2)) {
-                    case "m" -> 60;
-                    case "h" -> 3600;
-                    default -> 1;
-                };
-            }
-            if (s < min || s > max) {
-                throw error(key, s + " s is out of range [" + min + ", " + max + "] s");
-            }
-            return (int) s;
-        }
-
-        String choice(String key, String def, String... allowed) {
-            String v = str(key, def);
-            if (v == null) {
-                return null;
-            }
-            String lv = v.toLowerCase(Locale.ROOT);
-            if (!Arrays.asList(allowed).contains(lv)) {
-                throw error(key, "'" + v + "' must be one of " + String.join(", ", allowed));
-            }
-            return lv;
+            return v;
         }
 
         /** Keys of this section with the given prefix, in file order (marked as read). */
@@ -252,7 +399,7 @@ public final class ScenarioParser {
         Section top = sections.get(0);
         String name = top.str("name", stripExtension(Path.of(file).getFileName().toString()));
         String description = top.str("description", "");
-        long seed = top.size("seed", 0, Long.MAX_VALUE, 42);
+        long seed = top.get(SEED);
         Map<String, Entry> common = stackOptions(top);
         top.finish("name, description, seed, config.*, env.*, control.*.*, sysprop.*");
 
@@ -408,30 +555,24 @@ public final class ScenarioParser {
     }
 
     private PreloadSpec preload(Section s) {
-        long keys = s.size("keys", 0, 1_000_000_000L, 0);
-        int keyBytes = s.integer("key.bytes", 8, 4096, 16);
-        int valueBytes = s.integer("value.bytes", 0, 16 << 20, 1024);
-        int threads = s.integer("threads", 1, 64, 2);
-        boolean flush = s.bool("flush", true);
-        int settle = s.seconds("settle", 0, 3600, 30);
-        s.finish("keys, key.bytes, value.bytes, threads, flush, settle");
+        long keys = s.get(PRELOAD_KEYS);
+        int keyBytes = s.get(PRELOAD_KEY_BYTES);
+        int valueBytes = s.get(PRELOAD_VALUE_BYTES);
+        int threads = s.get(PRELOAD_THREADS);
+        boolean flush = s.get(PRELOAD_FLUSH);
+        int settle = s.get(PRELOAD_SETTLE);
+        s.finish(String.join(", ", PRELOAD.names()));
         return new PreloadSpec(keys, keyBytes, valueBytes, threads, flush, settle);
     }
 
     private PhaseSpec phase(Section s, long seed) {
-        int duration = s.seconds("duration", 1, 24 * 3600, -1);
-        if (duration < 0) {
-            throw s.error(null, "needs key 'duration' (e.g. duration = 60s)");
-        }
-        String modeValue = s.choice("mode", null, "open", "closed");
-        if (modeValue == null) {
-            throw s.error(null, "needs key 'mode' (open or closed)");
-        }
-        PhaseSpec.Mode mode = PhaseSpec.Mode.valueOf(modeValue.toUpperCase(Locale.ROOT));
+        int duration = s.required(DURATION_KEY, "e.g. duration = 60s");
+        PhaseSpec.Mode mode =
+                PhaseSpec.Mode.valueOf(s.required(MODE, "open or closed").toUpperCase(Locale.ROOT));
         OpMix mix = mix(s);
         KeyDistribution dist = distribution(s);
-        int scanLength = s.integer("scan.length", 1, 100_000, 5);
-        boolean measured = s.bool("measured", true);
+        int scanLength = s.get(SCAN_LENGTH);
+        boolean measured = s.get(MEASURED);
         LoadShape shape = null;
         boolean poisson = false;
         PhaseSpec.Dispatch dispatch = PhaseSpec.Dispatch.SYNC;
@@ -439,7 +580,7 @@ public final class ScenarioParser {
         long maxInflight = 0;
         int threads;
         if (mode == PhaseSpec.Mode.CLOSED) {
-            threads = s.integer("threads", 1, 1024, 8);
+            threads = s.get(THREADS, 8);
             String why =
                     "in a closed-loop phase (mode = closed issues requests back to back; use mode = open for a rate)";
             s.forbid(why, "rate", "shape", "arrivals", "max.backlog", "dispatch", "max.inflight");
@@ -447,9 +588,8 @@ public final class ScenarioParser {
                 s.forbidPrefix(p, why);
             }
         } else {
-            poisson = s.choice("arrivals", "uniform", "uniform", "poisson").equals("poisson");
-            dispatch = PhaseSpec.Dispatch.valueOf(
-                    s.choice("dispatch", "sync", "sync", "async").toUpperCase(Locale.ROOT));
+            poisson = s.get(ARRIVALS).equals("poisson");
+            dispatch = PhaseSpec.Dispatch.valueOf(s.get(DISPATCH).toUpperCase(Locale.ROOT));
             if (dispatch == PhaseSpec.Dispatch.ASYNC) {
                 s.forbid(
                         "with dispatch = async (every arrival goes straight to the store's async API: no worker threads"
@@ -457,13 +597,13 @@ public final class ScenarioParser {
                         "threads",
                         "max.backlog");
                 threads = 0;
-                maxInflight = s.size("max.inflight", 1, 100_000_000, 1_000_000);
+                maxInflight = s.get(MAX_INFLIGHT);
             } else {
                 s.forbid(
                         "unless dispatch = async (with dispatch = sync the client queue is bounded by max.backlog)",
                         "max.inflight");
-                threads = s.integer("threads", 1, 1024, 16);
-                maxBacklog = s.size("max.backlog", 1, 100_000_000, 2_000_000);
+                threads = s.get(THREADS, 16);
+                maxBacklog = s.get(MAX_BACKLOG);
             }
             shape = shape(s, seed);
         }
@@ -526,6 +666,13 @@ public final class ScenarioParser {
             }
             w.put(k, weight);
         }
+        double total = w.values().stream().mapToDouble(Double::doubleValue).sum();
+        if (Math.abs(total - 100) > 1e-9) {
+            throw s.error(
+                    "mix",
+                    "'" + v + "': the weights sum to " + Option.number(total)
+                            + "; they must sum to 100 (each is a percentage of the operations)");
+        }
         try {
             return new OpMix(w);
         } catch (IllegalArgumentException e) {
@@ -534,7 +681,7 @@ public final class ScenarioParser {
     }
 
     private KeyDistribution distribution(Section s) {
-        String d = s.choice("distribution", "uniform", "uniform", "zipfian", "latest", "hotspot");
+        String d = s.get(DISTRIBUTION);
         KeyDistribution.Kind kind = KeyDistribution.Kind.valueOf(d.toUpperCase(Locale.ROOT));
         if (kind != KeyDistribution.Kind.ZIPFIAN && kind != KeyDistribution.Kind.LATEST) {
             s.forbid("unless distribution = zipfian or latest", "zipfian.theta");
@@ -542,26 +689,23 @@ public final class ScenarioParser {
         if (kind != KeyDistribution.Kind.HOTSPOT) {
             s.forbid("unless distribution = hotspot", "hotspot.keys", "hotspot.ops");
         }
-        double theta = s.dbl("zipfian.theta", 0.01, 10, 0.99);
-        double hotKeys = s.dbl("hotspot.keys", 0.0001, 1, 0.2);
-        double hotOps = s.dbl("hotspot.ops", 0, 1, 0.8);
+        double theta = s.get(ZIPFIAN_THETA);
+        double hotKeys = s.get(HOTSPOT_KEYS);
+        double hotOps = s.get(HOTSPOT_OPS);
         return new KeyDistribution(kind, theta, hotKeys, hotOps);
     }
 
     private LoadShape shape(Section s, long seed) {
-        String shape = s.choice("shape", "constant", "constant", "step", "square", "mixgraph");
+        String shape = s.get(SHAPE);
         for (String other : List.of("step", "square", "mixgraph")) {
             if (!other.equals(shape)) {
                 s.forbidPrefix(other + ".", "unless shape = " + other);
             }
         }
-        double maxRate = 10_000_000;
+        double maxRate = MAX_RATE;
         return switch (shape) {
             case "constant" -> {
-                if (!s.has("rate")) {
-                    throw s.error(null, "needs key 'rate' (requests/s) for an open-loop phase");
-                }
-                yield new LoadShape.Constant(s.dbl("rate", 0.001, maxRate, 0));
+                yield new LoadShape.Constant(s.required(RATE, "requests/s, for an open-loop phase"));
             }
             case "step" -> {
                 s.forbid("with shape = step (use step.rates)", "rate");
@@ -581,10 +725,7 @@ public final class ScenarioParser {
                         throw s.error("step.rates", "'" + p.trim() + "' is not a number");
                     }
                 }
-                int secs = s.seconds("step.seconds", 1, 24 * 3600, -1);
-                if (secs < 0) {
-                    throw s.error(null, "needs key 'step.seconds' (how long each step lasts)");
-                }
+                int secs = s.required(STEP_SECONDS, "how long each step lasts");
                 yield new LoadShape.Step(rates, secs);
             }
             case "square" -> {
@@ -592,23 +733,23 @@ public final class ScenarioParser {
                 if (!s.has("square.low") || !s.has("square.high")) {
                     throw s.error(null, "needs keys 'square.low' and 'square.high' (requests/s)");
                 }
-                double low = s.dbl("square.low", 0, maxRate, 0);
-                double high = s.dbl("square.high", 0, maxRate, 0);
-                int period = s.seconds("square.period", 1, 24 * 3600, 10);
-                double duty = s.dbl("square.duty", 0.01, 0.99, 0.5);
+                double low = s.get(SQUARE_LOW);
+                double high = s.get(SQUARE_HIGH);
+                int period = s.get(SQUARE_PERIOD);
+                double duty = s.get(SQUARE_DUTY);
                 yield new LoadShape.Square(low, high, period, duty);
             }
             default -> {
-                double rate = s.dbl("rate", 0.001, maxRate, Double.NaN);
-                double mean = s.dbl("mixgraph.mean", 0.001, maxRate, rate);
+                double rate = s.get(RATE, Double.NaN);
+                double mean = s.get(MIXGRAPH_MEAN, rate);
                 if (Double.isNaN(mean)) {
                     throw s.error(null, "needs key 'mixgraph.mean' (or 'rate') for shape = mixgraph");
                 }
-                double amplitude = s.dbl("mixgraph.amplitude", 0, maxRate, 0.5 * mean);
-                int period = s.seconds("mixgraph.period", 1, 24 * 3600, 20);
-                double phase = s.dbl("mixgraph.phase", -100, 100, 0);
-                double noise = s.dbl("mixgraph.noise", 0, 1, 0.1);
-                int interval = s.seconds("mixgraph.interval", 1, 3600, 1);
+                double amplitude = s.get(MIXGRAPH_AMPLITUDE, 0.5 * mean);
+                int period = s.get(MIXGRAPH_PERIOD);
+                double phase = s.get(MIXGRAPH_PHASE);
+                double noise = s.get(MIXGRAPH_NOISE);
+                int interval = s.get(MIXGRAPH_INTERVAL);
                 yield new LoadShape.Mixgraph(mean, amplitude, period, phase, noise, interval, seed);
             }
         };

@@ -27,7 +27,7 @@ class ScenarioParserTest {
             duration = 5s
             mode = closed
             threads = 2
-            mix = insert:1
+            mix = insert:100
             measured = false
 
             [phase main]
@@ -136,6 +136,22 @@ class ScenarioParserTest {
     }
 
     @Test
+    void mixWeightsMustSumTo100() {
+        int mix = lineOf("mix = read:90");
+        assertThatThrownBy(() -> parse(withLine(mix, "mix = read:9, rmw:5, scan:5")))
+                .isInstanceOf(ScenarioException.class)
+                .hasMessageContaining("t.scenario:" + mix + ": mix:")
+                .hasMessageContaining("sum to 19")
+                .hasMessageContaining("100");
+        assertThat(parse(withLine(mix, "mix = read:89.5, rmw:5.5, scan:5"))
+                        .phases()
+                        .get(1)
+                        .mix()
+                        .fraction(OpKind.READ))
+                .isEqualTo(0.895);
+    }
+
+    @Test
     void keysThatDoNotFitTheModeOrShapeAreErrors() {
         int threads = lineOf("threads = 2");
         assertThatThrownBy(() -> parse(withLine(threads, "rate = 100")))
@@ -210,7 +226,7 @@ class ScenarioParserTest {
         String bad = openPhaseWith("dispatch = later");
         assertThatThrownBy(() -> parse(bad))
                 .hasMessageStartingWith("t.scenario:" + lineIn(bad, "dispatch") + ": dispatch: [phase main]")
-                .hasMessageContaining("'later' must be one of sync, async");
+                .hasMessageContaining("dispatch = 'later' is not allowed (allowed: sync, async)");
 
         String withThreads = openPhaseWith("dispatch = async", "threads = 8");
         assertThatThrownBy(() -> parse(withThreads))
@@ -232,7 +248,7 @@ class ScenarioParserTest {
         String zero = openPhaseWith("dispatch = async", "max.inflight = 0");
         assertThatThrownBy(() -> parse(zero))
                 .hasMessageStartingWith("t.scenario:" + lineIn(zero, "max.inflight") + ": max.inflight: [phase main]")
-                .hasMessageContaining("out of range [1, 100000000]");
+                .hasMessageContaining("max.inflight = '0' is out of range (allowed: 1 to 100000000 requests)");
     }
 
     private static int dist() {
