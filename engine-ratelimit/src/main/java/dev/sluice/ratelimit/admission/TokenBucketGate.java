@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -191,6 +192,9 @@ public final class TokenBucketGate implements AdmissionGate {
         if (closed) {
             throw closedError();
         }
+        if (Double.isInfinite(bucket.rate())) {
+            return Long.MIN_VALUE; // an open gate: no token, no place (and no contended counter)
+        }
         int q;
         do {
             q = queued.get();
@@ -294,14 +298,22 @@ public final class TokenBucketGate implements AdmissionGate {
         } catch (OverloadedException e) {
             return CompletableFuture.failedFuture(e);
         }
-        w.task = timer.schedule(
-                () -> {
-                    if (w.end(true)) {
-                        f.complete(null);
-                    }
-                },
-                Math.max(0, due - ticker.read()),
-                TimeUnit.NANOSECONDS);
+        try {
+            w.task = timer.schedule(
+                    () -> {
+                        if (w.end(true)) {
+                            f.complete(null);
+                        }
+                    },
+                    Math.max(0, due - ticker.read()),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            if (w.end(false)) {
+                f.completeExceptionally(new OverloadedException(
+                        "partition '" + partition + "': admission timer is shut down (" + e.getMessage() + ")"));
+            }
+            return f;
+        }
         // The caller cancelled (or completed) the future itself: free the place and give the token back.
         f.whenComplete((v, e) -> {
             if (w.end(false)) {

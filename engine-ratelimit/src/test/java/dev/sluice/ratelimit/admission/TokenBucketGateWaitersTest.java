@@ -293,4 +293,18 @@ class TokenBucketGateWaitersTest {
             assertThat(g.queued()).isZero();
         }
     }
+
+    @Test
+    void anAsyncRequestThatCannotBeScheduledFailsAndFreesItsPlace() {
+        TokenBucketGate g = new TokenBucketGate(
+                "p", 10, AdmissionScope.ALL, 10, TimeUnit.SECONDS.toNanos(10), 0, fakeTicker, n -> {}, timer);
+        assertThat(g.acquireAsync(RequestKind.WRITE, 1)).isCompleted();
+        timer.shutdownNow();
+        CompletableFuture<Void> f = g.acquireAsync(RequestKind.WRITE, 1);
+        assertThat(f).isCompletedExceptionally();
+        assertThatThrownBy(f::join)
+                .hasCauseInstanceOf(OverloadedException.class)
+                .hasMessageContaining("timer");
+        assertThat(g.queued()).isZero();
+    }
 }
