@@ -87,16 +87,33 @@ class RepositoryRulesTest {
      */
     private static JavaClasses mainClassesOfEveryModule() throws IOException {
         Set<Location> locations = new LinkedHashSet<>();
-        try (Stream<Path> modules = Files.list(ROOT)) {
-            modules.filter(m -> Files.isRegularFile(m.resolve("pom.xml")))
-                    .map(m -> m.resolve("target/classes"))
-                    .filter(Files::isDirectory)
-                    .forEach(classes -> locations.add(Location.of(classes)));
+        for (Path classes : moduleClassDirectories()) {
+            locations.add(Location.of(classes));
         }
         locations.addAll(Locations.ofPackage("dev.sluice"));
         return new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importLocations(locations);
+    }
+
+    /** {@code <module>/target/classes} of every module that has been compiled (holds at least one class file). */
+    private static List<Path> moduleClassDirectories() throws IOException {
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            return modules.filter(m -> Files.isRegularFile(m.resolve("pom.xml")))
+                    .map(m -> m.resolve("target/classes"))
+                    .filter(Files::isDirectory)
+                    .filter(RepositoryRulesTest::holdsClassFiles)
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    private static boolean holdsClassFiles(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.anyMatch(f -> f.toString().endsWith(".class"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Implementations of {@link ControlLoop}, and classes nested in one (a helper is held to the same rules). */
@@ -189,6 +206,15 @@ class RepositoryRulesTest {
                         AdaptiveAdmission.class.getName(),
                         StaticAdmission.class.getName(),
                         CompactionPriority.class.getName());
+        for (Path dir : moduleClassDirectories()) {
+            String uri = dir.toUri().toString();
+            assertThat(classes.stream()
+                            .anyMatch(c -> c.getSource()
+                                    .map(src -> src.getUri().toString().startsWith(uri))
+                                    .orElse(false)))
+                    .as("classes imported from %s", ROOT.relativize(dir))
+                    .isTrue();
+        }
         for (ArchRule rule : PURITY_RULES) {
             rule.check(classes);
         }
