@@ -323,6 +323,19 @@ public final class TokenBucketGate implements AdmissionGate {
         return f;
     }
 
+    /**
+     * Completes an async waiter's future exceptionally on the timer thread, like every other completion, so that the
+     * caller's dependent stages do not run inside {@link #close} (core closes a partition's gate under its lifecycle
+     * lock); directly if the timer no longer runs tasks.
+     */
+    private void failOnTimer(CompletableFuture<Void> f, OverloadedException e) {
+        try {
+            timer.execute(() -> f.completeExceptionally(e));
+        } catch (RejectedExecutionException shutDown) {
+            f.completeExceptionally(e);
+        }
+    }
+
     private static void cancelTask(Waiter w) {
         ScheduledFuture<?> t = w.task;
         if (t != null) {
@@ -361,8 +374,8 @@ public final class TokenBucketGate implements AdmissionGate {
 
     /**
      * Refuses new requests and fails every waiting one now: synchronous waiters are unparked and throw {@link
-     * OverloadedException} ("closed"); asynchronous futures complete exceptionally with it and their timer tasks are
-     * cancelled. Idempotent.
+     * OverloadedException} ("closed"); asynchronous waiters' timer tasks are cancelled and their futures complete
+     * exceptionally with it on the timer thread right away. Idempotent.
      */
     @Override
     public void close() {
@@ -373,7 +386,7 @@ public final class TokenBucketGate implements AdmissionGate {
                     LockSupport.unpark(w.thread);
                 } else {
                     cancelTask(w);
-                    w.future.completeExceptionally(closedError());
+                    failOnTimer(w.future, closedError());
                 }
             }
         }

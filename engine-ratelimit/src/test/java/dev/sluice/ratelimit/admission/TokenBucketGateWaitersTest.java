@@ -241,8 +241,11 @@ class TokenBucketGateWaitersTest {
         TokenBucketGate g = slowRealGate(n);
         g.acquire(RequestKind.WRITE, 1);
         List<CompletableFuture<Void>> fs = new ArrayList<>();
+        List<String> completedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (int i = 0; i < n; i++) {
-            fs.add(g.acquireAsync(RequestKind.WRITE, 1));
+            CompletableFuture<Void> f = g.acquireAsync(RequestKind.WRITE, 1);
+            f.whenComplete((v, e) -> completedOn.add(Thread.currentThread().getName()));
+            fs.add(f);
         }
         assertThat(fs).noneMatch(CompletableFuture::isDone);
         assertThat(g.queued()).isEqualTo(n);
@@ -256,6 +259,10 @@ class TokenBucketGateWaitersTest {
         }
         assertThat(g.queued()).isZero();
         assertThat(g.acquireAsync(RequestKind.WRITE, 1)).isCompletedExceptionally();
+        await().atMost(PROMPTLY).until(() -> completedOn.size() == n);
+        assertThat(completedOn)
+                .as("dependent stages run on the admission timer, not inside close()")
+                .containsOnly("sluice-admission-timer");
     }
 
     @Test
