@@ -1,18 +1,40 @@
 package dev.sluice.e2e;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructor;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.core.importer.Locations;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.EvaluationResult;
+import dev.sluice.compaction.cruise.CompactionPriority;
 import dev.sluice.core.ConfigReference;
+import dev.sluice.core.control.ControlLoop;
+import dev.sluice.ratelimit.admission.AdaptiveAdmission;
+import dev.sluice.ratelimit.admission.StaticAdmission;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.regex.Pattern;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Rules about the repository itself: the README's configuration reference and the clock ban in controllers. */
+/**
+ * Rules about the repository itself: the README's configuration reference, and the architecture rules (ArchUnit, on
+ * the compiled classes of every module): controllers are pure — no engine, no system clock, no threads — and the
+ * control and sensor packages stay engine-neutral.
+ */
 class RepositoryRulesTest {
     static final Path ROOT =
             Path.of(System.getProperty("sluice.root", "..")).toAbsolutePath().normalize();
@@ -56,37 +78,185 @@ class RepositoryRulesTest {
         return out;
     }
 
-    private static final Pattern CLOCK = Pattern.compile(
-            "System\\.nanoTime|System\\.currentTimeMillis|Thread\\.sleep|Instant\\.now|LocalDateTime\\.now");
+    // --- Controllers are pure (DESIGN: sensors -> pure controllers -> thin actuators) -----------------------------
 
-    /** Controllers read time only through the injected ticker (CONVENTIONS.md); this fails the build otherwise. */
-    @Test
-    void controllersNeverReadTheSystemClockOrSleep() throws IOException {
-        List<String> offenders = new ArrayList<>();
-        List<Path> controllers = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(ROOT)) {
-            s.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> p.toString().contains("/src/main/java/"))
-                    .forEach(p -> {
-                        try {
-                            String src = Files.readString(p);
-                            if (src.contains("implements ControlLoop")
-                                            && !src.contains("implements ControlLoopProvider")
-                                    || src.contains("@PureController")) {
-                                controllers.add(p);
-                                String code =
-                                        src.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\\n]*", "");
-                                if (CLOCK.matcher(code).find()) {
-                                    offenders.add(ROOT.relativize(p).toString());
-                                }
-                            }
-                        } catch (IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                    });
+    /**
+     * The main classes of every module: each module's {@code target/classes} (so modules the e2e tests do not depend
+     * on, such as cassandra-plugin and engine-server, are checked too once the reactor has compiled them) and whatever
+     * {@code dev.sluice} main code is on this classpath. Test classes are left out.
+     */
+    private static JavaClasses mainClassesOfEveryModule() throws IOException {
+        Set<Location> locations = new LinkedHashSet<>();
+        for (Path classes : moduleClassDirectories()) {
+            locations.add(Location.of(classes));
         }
-        assertThat(offenders)
-                .as("controllers using the system clock or sleeping (use the injected ticker)")
-                .isEmpty();
+        locations.addAll(Locations.ofPackage("dev.sluice"));
+        return new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importLocations(locations);
+    }
+
+    /** {@code <module>/target/classes} of every module that has been compiled (holds at least one class file). */
+    private static List<Path> moduleClassDirectories() throws IOException {
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            return modules.filter(m -> Files.isRegularFile(m.resolve("pom.xml")))
+                    .map(m -> m.resolve("target/classes"))
+                    .filter(Files::isDirectory)
+                    .filter(RepositoryRulesTest::holdsClassFiles)
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    private static boolean holdsClassFiles(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.anyMatch(f -> f.toString().endsWith(".class"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Implementations of {@link ControlLoop}, and classes nested in one (a helper is held to the same rules). */
+    static final DescribedPredicate<JavaClass> CONTROLLERS =
+            DescribedPredicate.describe("are controllers (ControlLoop implementations or nested in one)", c -> {
+                for (Optional<JavaClass> k = Optional.of(c);
+                        k.isPresent();
+                        k = k.get().getEnclosingClass()) {
+                    if (!k.get().isInterface() && k.get().isAssignableTo(ControlLoop.class)) {
+                        return true;
+                    }
+                }
+                return false;
+            });
+
+    private static DescribedPredicate<JavaCall<?>> call(String description, Predicate<JavaCall<?>> p) {
+        return DescribedPredicate.describe(description, p::test);
+    }
+
+    private static boolean owner(JavaCall<?> c, Class<?> type) {
+        return c.getTarget().getOwner().isEquivalentTo(type);
+    }
+
+    static final DescribedPredicate<JavaCall<?>> READS_THE_SYSTEM_CLOCK_OR_SLEEPS = call(
+            "read the system clock or sleep (System.nanoTime/currentTimeMillis, Thread.sleep, java.time now(),"
+                    + " Clock.system*, LockSupport.park*)",
+            c -> {
+                String m = c.getTarget().getName();
+                return owner(c, System.class) && (m.equals("nanoTime") || m.equals("currentTimeMillis"))
+                        || owner(c, Thread.class) && m.equals("sleep")
+                        || c.getTarget().getOwner().getPackageName().equals("java.time") && m.equals("now")
+                        || owner(c, java.time.Clock.class) && m.startsWith("system")
+                        || owner(c, java.util.concurrent.locks.LockSupport.class) && m.startsWith("park");
+            });
+
+    static final DescribedPredicate<JavaCall<?>> STARTS_THREADS_OR_CREATES_EXECUTORS = call(
+            "start threads or create executors (new Thread, Thread.start, Executors.*, new <Executor>, new Timer)",
+            c -> {
+                JavaClass o = c.getTarget().getOwner();
+                boolean ctor = c.getTarget().getName().equals(JavaConstructor.CONSTRUCTOR_NAME);
+                return o.isAssignableTo(Thread.class)
+                                && (ctor || c.getTarget().getName().equals("start"))
+                        || owner(c, java.util.concurrent.Executors.class)
+                        || ctor && o.isAssignableTo(java.util.concurrent.Executor.class)
+                        || ctor && o.isAssignableTo(java.util.Timer.class);
+            });
+
+    static final ArchRule CONTROLLERS_DO_NOT_TOUCH_AN_ENGINE = noClasses()
+            .that(CONTROLLERS)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.rocksdb..", "org.apache.cassandra..")
+            .because("controllers decide from the engine-neutral snapshot; actuators touch the engine");
+
+    static final ArchRule CONTROLLERS_DO_NOT_READ_THE_CLOCK = noClasses()
+            .that(CONTROLLERS)
+            .should()
+            .callCodeUnitWhere(READS_THE_SYSTEM_CLOCK_OR_SLEEPS)
+            .because("time reaches a controller only as decide(snapshot, nowNanos), so tests can script it");
+
+    static final ArchRule CONTROLLERS_DO_NOT_START_THREADS = noClasses()
+            .that(CONTROLLERS)
+            .should()
+            .callCodeUnitWhere(STARTS_THREADS_OR_CREATES_EXECUTORS)
+            .because("the control plane's tick thread is the only thread a controller runs on");
+
+    static final List<ArchRule> PURITY_RULES = List.of(
+            CONTROLLERS_DO_NOT_TOUCH_AN_ENGINE, CONTROLLERS_DO_NOT_READ_THE_CLOCK, CONTROLLERS_DO_NOT_START_THREADS);
+
+    /** The control plane's types and the snapshot are engine-neutral (the Cassandra plugin reuses them). */
+    static final ArchRule CONTROL_AND_SENSOR_TYPES_ARE_ENGINE_NEUTRAL = noClasses()
+            .that()
+            .resideInAnyPackage("dev.sluice.core.control..", "dev.sluice.core.sensor..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.rocksdb..");
+
+    @Test
+    void controllersArePure() throws IOException {
+        JavaClasses classes = mainClassesOfEveryModule();
+        List<String> controllers = classes.stream()
+                .filter(c -> !c.isInterface() && c.isAssignableTo(ControlLoop.class))
+                .map(JavaClass::getName)
+                .sorted()
+                .toList();
+        assertThat(controllers)
+                .as("the rules must see the known controllers (admission, static-admission,"
+                        + " cruise-compaction-priority), else they check nothing")
+                .contains(
+                        AdaptiveAdmission.class.getName(),
+                        StaticAdmission.class.getName(),
+                        CompactionPriority.class.getName());
+        for (Path dir : moduleClassDirectories()) {
+            String uri = dir.toUri().toString();
+            assertThat(classes.stream()
+                            .anyMatch(c -> c.getSource()
+                                    .map(src -> src.getUri().toString().startsWith(uri))
+                                    .orElse(false)))
+                    .as("classes imported from %s", ROOT.relativize(dir))
+                    .isTrue();
+        }
+        for (ArchRule rule : PURITY_RULES) {
+            rule.check(classes);
+        }
+    }
+
+    @Test
+    void controlAndSensorPackagesDoNotDependOnRocksDb() throws IOException {
+        JavaClasses classes = mainClassesOfEveryModule();
+        assertThat(classes.stream().filter(c -> c.getPackageName().startsWith("dev.sluice.core.control")))
+                .as("control classes imported")
+                .isNotEmpty();
+        CONTROL_AND_SENSOR_TYPES_ARE_ENGINE_NEUTRAL.check(classes);
+    }
+
+    /** Each rule reports a controller that breaks it, and leaves alone one that keeps it. */
+    @Test
+    void thePurityRulesCatchAnImpureController() {
+        JavaClasses fixtures = new ClassFileImporter().importPackages("dev.sluice.e2e.archfixture");
+        assertThat(fixtures.stream().map(JavaClass::getSimpleName)).contains("ImpureController", "PureController");
+
+        EvaluationResult engine = CONTROLLERS_DO_NOT_TOUCH_AN_ENGINE.evaluate(fixtures);
+        assertThat(engine.hasViolation()).isTrue();
+        assertThat(String.join("\n", engine.getFailureReport().getDetails()))
+                .contains("org.rocksdb.Options")
+                .doesNotContain("PureController");
+
+        EvaluationResult clock = CONTROLLERS_DO_NOT_READ_THE_CLOCK.evaluate(fixtures);
+        String clockReport = String.join("\n", clock.getFailureReport().getDetails());
+        assertThat(clockReport)
+                .contains(
+                        "System.nanoTime()",
+                        "System.currentTimeMillis()",
+                        "Instant.now()",
+                        "Clock.systemUTC()",
+                        "Thread.sleep(long)",
+                        "ImpureController$Helper.now()")
+                .doesNotContain("PureController");
+
+        EvaluationResult threads = CONTROLLERS_DO_NOT_START_THREADS.evaluate(fixtures);
+        String threadReport = String.join("\n", threads.getFailureReport().getDetails());
+        assertThat(threadReport)
+                .contains("Thread.<init>", "Thread.start()", "Executors.newSingleThreadExecutor()")
+                .doesNotContain("PureController");
     }
 }

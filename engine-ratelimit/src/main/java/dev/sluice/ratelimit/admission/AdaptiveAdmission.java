@@ -37,7 +37,7 @@ import java.util.Map;
  * <p>The paper adjusts the limit "every 0.4-million KV operations" (§VIII-D, Fig. 13), about every 10 s at the ~40 k
  * ops/s it measured. K1 and K2 are gains per period, so the period sets how hard Eq. 2 pushes: with a 1-s period a
  * watermark a few points above target for 20 s compounds 20 cuts of 2–3 % (−40 %), where the paper's period makes two.
- * Measured on cruise-a-variant (session 4): while a base-level compaction kept L0 from draining for ~30 s, the 1-s period
+ * Measured on cruise-a-variant (commit 61d9f8c): while a base-level compaction kept L0 from draining for ~30 s, the 1-s period
  * cut the rate from ~9 k to 4.4 k requests/s, and that dip set the run's P99 tail. Sluice's default period is 10 s of
  * time rather than 0.4 M operations, so that it does not stretch to minutes on a slow store; conservative mode is checked
  * at every tick regardless, so a fast rise to the high watermark is met at once.

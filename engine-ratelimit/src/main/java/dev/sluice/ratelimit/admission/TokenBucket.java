@@ -91,6 +91,30 @@ final class TokenBucket {
         return wait;
     }
 
+    /**
+     * Gives back a token reserved for the instant {@code reservedAtNanos} by a waiter that will not use it (interrupted,
+     * cancelled, or failed by close). Returns whether the token was reused.
+     *
+     * <p>If it was the last reservation handed out and is still in the future, {@code nextFree} moves back one interval
+     * and the next request takes exactly its place. Otherwise the slot stays empty: the requests behind it keep their
+     * instants (FIFO, and no waiter is moved), and the token is forfeited — the admitted rate dips by one request
+     * rather than exceed {@code rate}. (Storing it instead would let every such token be taken at the end of the queue
+     * at one instant: a burst above the bound, found by {@code TokenBucketProperties}.)
+     */
+    boolean giveBack(long reservedAtNanos, long nowNanos) {
+        State s, n;
+        do {
+            s = state.get();
+            if (Double.isInfinite(s.ratePerSecond())
+                    || reservedAtNanos <= nowNanos
+                    || s.nextFreeNanos() != reservedAtNanos + intervalNanos(s.ratePerSecond())) {
+                return false;
+            }
+            n = new State(reservedAtNanos, s.storedTokens(), s.ratePerSecond());
+        } while (!state.compareAndSet(s, n));
+        return true;
+    }
+
     /** Moves {@code nextFree} up to now, accruing tokens for the idle time. */
     private State resync(State s, long nowNanos) {
         if (nowNanos <= s.nextFreeNanos()) {
