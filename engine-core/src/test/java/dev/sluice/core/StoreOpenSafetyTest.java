@@ -1,0 +1,390 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/**
+ * Opening damaged, interrupted and locked stores: a refused open changes no byte of the store (info LOGs included) and
+ * creates nothing; an interrupted partition creation is recovered.
+ */
+class StoreOpenSafetyTest {
+    @TempDir
+    Path dir;
+
+    private static SluiceConfig cfg(Path d, String... partitions) {
+        return SluiceConfig.builder(d)
+                .env("default")
+                .partitions(partitions.length == 0 ? new String[] {"default"} : partitions)
+                .build();
+    }
+
+    private static byte[] key(int i) {
+        return String.format("k%04d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> ssts(Path pdir) throws IOException {
+        try (Stream<Path> s = Files.list(pdir)) {
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".sst"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    // ---- item 9: a damaged MANIFEST ----
+
+    @Test
+    void aManifestTruncatedToHalfIsRefusedBeforeRocksDbPurgesTheSstItForgot() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 1000; i++) {
+                n.defaultPartition().put(key(i), new byte[100], WriteMode.SYNC);
+            }
+            n.defaultPartition().flush();
+        }
+        Path pdir = dir.resolve("partitions/default");
+        List<String> sstsBefore = ssts(pdir);
+        assertThat(sstsBefore).hasSize(1);
+        Path manifest = pdir.resolve(Files.readString(pdir.resolve("CURRENT")).trim());
+        try (RandomAccessFile raf = new RandomAccessFile(manifest.toFile(), "rw")) {
+            raf.setLength(raf.length() / 2);
+        }
+        Map<String, String> before = hashes(dir);
+        SluiceNode opened = null;
+        try {
+            opened = Sluice.open(cfg(dir));
+        } catch (StoreCorruptedException e) {
+            assertThat(e)
+                    .hasMessageContaining("partition 'default'")
+                    .hasMessageContaining(sstsBefore.get(0))
+                    .hasMessageContaining("MANIFEST");
+        }
+        if (opened != null) {
+            int present = 0;
+            for (int i = 0; i < 1000; i++) {
+                present += opened.defaultPartition().get(key(i)) != null ? 1 : 0;
+            }
+            opened.close();
+            throw new AssertionError("the damaged store opened: " + present
+                    + " of 1000 acknowledged rows readable, SSTs " + sstsBefore + " before, " + ssts(pdir) + " after");
+        }
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aCleanlyFlushedAndCompactedStoreStillOpensWithEveryRow() {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 500; i++) {
+                    n.defaultPartition().put(key(i), ("v" + round).getBytes(), WriteMode.SYNC);
+                }
+                n.defaultPartition().flush();
+            }
+            n.defaultPartition().delete(key(7));
+        }
+        for (int reopen = 0; reopen < 2; reopen++) {
+            try (SluiceNode n = Sluice.open(cfg(dir))) {
+                for (int i = 0; i < 500; i++) {
+                    assertThat(n.defaultPartition().get(key(i))).isEqualTo(i == 7 ? null : "v2".getBytes());
+                }
+            }
+        }
+    }
+
+    /**
+     * The output of a flush cut short by a crash: an SST the MANIFEST never listed, whose keys are all still in the WAL.
+     * RocksDB deletes it at open; that is right, and the open goes ahead.
+     */
+    @Test
+    void anSstLeftByAnInterruptedFlushWhoseKeysAreInTheWalOpens() throws Exception {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 100; i++) {
+                n.defaultPartition().put(key(i), ("v" + i).getBytes(), WriteMode.SYNC);
+            }
+        }
+        Path orphan = dir.resolve("partitions/default/000099.sst");
+        try (Options o = new Options();
+                org.rocksdb.EnvOptions eo = new org.rocksdb.EnvOptions();
+                org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(eo, o)) {
+            w.open(orphan.toString());
+            for (int i = 0; i < 100; i++) {
+                w.put(key(i), ("v" + i).getBytes());
+            }
+            w.finish();
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 100; i++) {
+                assertThat(n.defaultPartition().get(key(i))).isEqualTo(("v" + i).getBytes());
+            }
+        }
+    }
+
+    @Test
+    void anSstTheManifestDoesNotKnowWhoseKeysAreNowhereElseIsRefused() throws Exception {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
+        }
+        Path orphan = dir.resolve("partitions/default/000099.sst");
+        try (Options o = new Options();
+                org.rocksdb.EnvOptions eo = new org.rocksdb.EnvOptions();
+                org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(eo, o)) {
+            w.open(orphan.toString());
+            w.put(key(1), "v".getBytes());
+            w.put(key(2), "only here".getBytes());
+            w.finish();
+        }
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("000099.sst")
+                .hasMessageContaining("1 of its 2 keys (first: k0002)");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aRefusedOpenOnAFreshPathCreatesNothing() {
+        Path fresh = dir.resolve("new-store");
+        // engine-ratelimit is not on engine-core's test classpath: env = priority cannot run here
+        assertThatThrownBy(() ->
+                        Sluice.open(SluiceConfig.builder(fresh).env("priority").build()))
+                .isInstanceOf(ConfigException.class);
+        assertThat(fresh).doesNotExist();
+    }
+
+    // ---- item 10: a refused open is atomic across partitions ----
+
+    /** Partition a holds unflushed WAL data (an open replays and rewrites it); b holds data too. */
+    private void twoPartitionStore() {
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            for (int i = 0; i < 200; i++) {
+                n.partition("a").put(key(i), new byte[50], WriteMode.SYNC);
+                n.partition("b").put(key(i), new byte[50], WriteMode.SYNC);
+            }
+            n.partition("b").flush();
+        }
+    }
+
+    @Test
+    void aDamagedSecondPartitionLeavesTheFirstUntouched() throws IOException {
+        twoPartitionStore();
+        Files.delete(dir.resolve("partitions/b/CURRENT"));
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'b'");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aSecondPartitionLockedByAnotherNodeInThisJvmLeavesTheFirstUntouched() throws IOException {
+        twoPartitionStore();
+        try (SluiceNode holder = Sluice.open(cfg(dir, "b"))) {
+            Map<String, String> before = hashes(dir.resolve("partitions/a"));
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b"))).hasMessageContaining("already open");
+            assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+            assertThat(holder.partition("b").get(key(1))).isNotNull(); // the holder keeps working
+        }
+    }
+
+    /** Holds a RocksDB open on {@code args[0]} (its LOCK) until stdin closes. */
+    public static final class LockHolder {
+        public static void main(String[] args) throws Exception {
+            RocksDB.loadLibrary();
+            try (Options o = new Options();
+                    RocksDB db = RocksDB.open(o, args[0])) {
+                System.out.println("LOCKED");
+                System.out.flush();
+                while (System.in.read() >= 0) {
+                    // wait for the parent to close our stdin
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSecondPartitionLockedByAnotherProcessLeavesTheFirstUntouched() throws Exception {
+        twoPartitionStore();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(
+                        java,
+                        "-Xmx128m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LockHolder.class.getName(),
+                        dir.resolve("partitions/b").toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            assertThat(r.readLine()).isEqualTo("LOCKED");
+            Map<String, String> before = hashes(dir.resolve("partitions/a"));
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                    .hasMessageContaining("partition 'b'")
+                    .hasMessageContaining("already open");
+            assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+        } finally {
+            child.getOutputStream().close();
+            if (!child.waitFor(60, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+            }
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) { // and once the other process is gone, it opens
+            assertThat(n.partition("a").get(key(199))).isNotNull();
+            assertThat(n.partition("b").get(key(199))).isNotNull();
+        }
+    }
+
+    @Test
+    void aSecondNodeOnTheSameStoreIsRefusedBeforeTouchingAnything() throws IOException {
+        twoPartitionStore();
+        try (SluiceNode holder = Sluice.open(cfg(dir, "a", "b"))) {
+            holder.partition("a").put(key(5000), new byte[1], WriteMode.SYNC);
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                    .hasMessageContaining(dir.toString())
+                    .hasMessageContaining("already open");
+            assertThat(holder.partition("a").get(key(5000))).isNotNull();
+        }
+    }
+
+    @Test
+    void aNewPartitionIsNotCreatedWhenAnotherPartitionIsRefused() throws IOException {
+        twoPartitionStore();
+        Files.delete(dir.resolve("partitions/b/CURRENT"));
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "c", "b"))).isInstanceOf(StoreCorruptedException.class);
+        assertThat(hashes(dir)).isEqualTo(before);
+        assertThat(dir.resolve("partitions/c")).doesNotExist();
+    }
+
+    // ---- item 14: an interrupted partition creation ----
+
+    /**
+     * What RocksDB 9.10's DB::Open(create_if_missing) has written at each step before CURRENT exists: LOCK and the info
+     * LOG, then IDENTITY (through a temp file), then MANIFEST-000001, then CURRENT's temp file.
+     */
+    private static void creationLeftovers(Path p, int step) throws IOException {
+        Files.createDirectories(p);
+        Files.writeString(p.resolve("LOCK"), "");
+        Files.writeString(p.resolve("LOG"), "RocksDB version: 9.10.0\n");
+        if (step >= 1) {
+            Files.writeString(p.resolve("000001.dbtmp"), "9f1d1c2e-0000-4000-8000-000000000000");
+        }
+        if (step >= 2) {
+            Files.move(p.resolve("000001.dbtmp"), p.resolve("IDENTITY"));
+        }
+        if (step >= 3) {
+            Files.write(p.resolve("MANIFEST-000001"), new byte[] {0x12, 0x34, 0, 0, 0x20, 0, 1}); // torn first record
+        }
+        if (step >= 4) {
+            Files.writeString(p.resolve("000001.dbtmp"), "MANIFEST-000001\n");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3, 4})
+    void aPartitionWhoseCreationWasInterruptedIsCreatedWhenAddedToAStore(int step) throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir, "a"))) {
+            n.partition("a").put(key(1), "va".getBytes(), WriteMode.SYNC);
+        }
+        creationLeftovers(dir.resolve("partitions/b"), step);
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            assertThat(n.partition("a").get(key(1))).isEqualTo("va".getBytes());
+            assertThat(n.partition("b").get(key(1))).isNull();
+            n.partition("b").put(key(2), "vb".getBytes(), WriteMode.SYNC);
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            assertThat(n.partition("b").get(key(2))).isEqualTo("vb".getBytes());
+        }
+    }
+
+    @Test
+    void aFirstOpenKilledWhileCreatingThePartitionOpensAfterwards() throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("SLUICE"), "# Sluice store marker. Do not delete or edit.\nformat=1\n");
+        creationLeftovers(dir.resolve("partitions/default"), 3);
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
+        }
+    }
+
+    @Test
+    void aDirectoryWithoutCurrentButWithAWalStaysRefused() throws IOException {
+        creationLeftovers(dir.resolve("partitions/default"), 3);
+        Files.writeString(dir.resolve("SLUICE"), "format=1\n");
+        Files.write(dir.resolve("partitions/default/000004.log"), new byte[] {1, 2, 3});
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'default'")
+                .hasMessageContaining("no CURRENT");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    // ---- item 13 ----
+
+    @Test
+    void aBinaryGarbageMarkerIsNamed() throws IOException {
+        Files.write(dir.resolve("SLUICE"), new byte[] {(byte) 0xC3, 0x28, (byte) 0xFF, (byte) 0xFE, 0, 1});
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining(dir.resolve("SLUICE").toString())
+                .hasMessageContaining("marker");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    @Test
+    void aNullConfigIsAConfigException() {
+        assertThatThrownBy(() -> Sluice.open((SluiceConfig) null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("config");
+    }
+
+    // ---- helpers ----
+
+    /** Relative path → SHA-256 of every file, info LOGs included; directories too (so a new empty one shows). */
+    static Map<String, String> hashes(Path root) throws IOException {
+        Map<String, String> m = new TreeMap<>();
+        List<Path> all = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            s.forEach(all::add);
+        }
+        for (Path p : all) {
+            String rel = root.relativize(p).toString();
+            if (Files.isDirectory(p)) {
+                m.put(rel + "/", "dir");
+                continue;
+            }
+            try {
+                m.put(
+                        rel,
+                        HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new AssertionError(e);
+            }
+        }
+        return m;
+    }
+}
