@@ -38,7 +38,7 @@ extern "C" {
 
 #define BRIDGE(ret, name) JNIEXPORT ret JNICALL Java_dev_sluice_ratelimit_env_NativeBridge_##name
 
-BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 1; }
+BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 2; }
 
 BRIDGE(jint, statFields)(JNIEnv*, jclass) { return sluice::kStatFields; }
 
@@ -73,7 +73,8 @@ BRIDGE(jint, registerPartition)(JNIEnv* env, jclass, jlong h, jstring name, jobj
   return State(h)->Register(ToString(env, name), prefixes);
 }
 
-BRIDGE(void, updateFileLevels)(JNIEnv* env, jclass, jlong h, jint part, jlongArray numbers, jintArray levels) {
+BRIDGE(void, updateFileLevels)
+(JNIEnv* env, jclass, jlong h, jint part, jlongArray numbers, jintArray levels, jboolean replace) {
   sluice::Partition* p = State(h)->ByIndex(part);
   if (p == nullptr) {
     ThrowIllegalArgument(env, "unknown partition index " + std::to_string(part));
@@ -90,8 +91,28 @@ BRIDGE(void, updateFileLevels)(JNIEnv* env, jclass, jlong h, jint part, jlongArr
     env->GetLongArrayRegion(numbers, 0, n, reinterpret_cast<jlong*>(nums.data()));
     env->GetIntArrayRegion(levels, 0, n, reinterpret_cast<jint*>(lv.data()));
   }
-  p->ReplaceLevels(nums.data(), lv.data(), nums.size());
+  p->UpdateLevels(nums.data(), lv.data(), nums.size(), replace);
 }
+
+BRIDGE(jint, fileRank)(JNIEnv* env, jclass, jlong h, jint part, jlong number) {
+  sluice::Partition* p = State(h)->ByIndex(part);
+  if (p == nullptr) {
+    ThrowIllegalArgument(env, "unknown partition index " + std::to_string(part));
+    return -1;
+  }
+  return p->RankOf(static_cast<uint64_t>(number));
+}
+
+BRIDGE(void, powerCut)(JNIEnv* env, jclass, jlong h, jlongArray out) {
+  uint64_t files = 0, bytes = 0;
+  State(h)->power.Cut(&files, &bytes);
+  jlong buf[2] = {static_cast<jlong>(files), static_cast<jlong>(bytes)};
+  env->SetLongArrayRegion(out, 0, 2, buf);
+}
+
+BRIDGE(jboolean, poweredOff)(JNIEnv*, jclass, jlong h) { return State(h)->power.Off(); }
+
+BRIDGE(jlong, trackedFiles)(JNIEnv*, jclass, jlong h) { return static_cast<jlong>(State(h)->power.TrackedFiles()); }
 
 BRIDGE(jint, partitionCount)(JNIEnv*, jclass, jlong h) { return State(h)->PartitionCount(); }
 

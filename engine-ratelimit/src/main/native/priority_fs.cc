@@ -222,6 +222,12 @@ IOStatus FaultStatus(const FaultDecision& d, int cls, int op, const FileCtx& f) 
   return s;
 }
 
+// The status of every mutating operation after PriorityEnv.powerCut(): the emulated machine is off.
+IOStatus PowerOffStatus(const char* what, const std::string& fname) {
+  return IOStatus::IOError(std::string("sluice power cut: the emulated machine is off, EIO on ") + what + " of " +
+                           fname);
+}
+
 // Returns a non-OK status when a fault rule fails the operation; sleeps for delay rules.
 inline IOStatus CheckFault(const FileCtx& f, int cls, int op) {
   EnvState& s = *f.st;
@@ -243,7 +249,7 @@ IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_byte
   uint64_t wait = 0;
   int tier = -1;
   bool release = false;
-  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, &tier, &release);
+  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, units, &tier, &release);
   const uint64_t t0 = NowNanos();
   if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, t0));
   IoOutcome out = fn();
@@ -364,9 +370,36 @@ class PriorityRandomAccessFile : public rocksdb::FSRandomAccessFileOwnerWrapper 
 class PriorityWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
  public:
   PriorityWritableFile(std::unique_ptr<FSWritableFile>&& t, const std::shared_ptr<EnvState>& st,
-                       const std::string& fname, bool direct)
-      : FSWritableFileOwnerWrapper(std::move(t)) {
+                       const std::string& fname, bool direct, std::shared_ptr<DurableFile> durable, uint64_t size)
+      : FSWritableFileOwnerWrapper(std::move(t)), durable_(std::move(durable)), size_(size) {
     InitCtx(&f_, st, fname, direct);
+  }
+
+  // After a power cut the base file is closed here (a close-time ftruncate would otherwise re-extend the file) and the
+  // file is cut back to its durable length.
+  ~PriorityWritableFile() override {
+    if (f_.st->power.Off() && !closed_) {
+      IOOptions o;
+      target()->Close(o, nullptr);
+      f_.st->power.Retruncate(durable_.get());
+    }
+  }
+
+  IOStatus Close(const IOOptions& o, IODebugContext* dbg) override {
+    IOStatus s = target()->Close(o, dbg);
+    closed_ = true;
+    if (f_.st->power.Off()) {
+      f_.st->power.Retruncate(durable_.get());
+      return PowerOffStatus("close", f_.fname);
+    }
+    return s;
+  }
+
+  IOStatus Truncate(uint64_t size, const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("truncate", f_.fname);
+    IOStatus s = target()->Truncate(size, o, dbg);
+    if (s.ok()) size_.store(size, std::memory_order_relaxed);
+    return s;
   }
 
   IOStatus Append(const Slice& data, const IOOptions& o, IODebugContext* dbg) override {
@@ -386,6 +419,7 @@ class PriorityWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   // A user-space flush: classified and subject to fault rules, but not an I/O for accounting or scheduling.
   IOStatus Flush(const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("flush", f_.fname);
     bool urgent;
     int cls = Classify(f_, o, kOpFlush, false, &urgent);
     IOStatus fault = CheckFault(f_, cls, kOpFlush);
@@ -393,25 +427,50 @@ class PriorityWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
     return target()->Flush(o, dbg);
   }
   IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
-    return DoSync(o, [&]() { return target()->Sync(o, dbg); });
+    return DoSync(o, true, [&]() { return target()->Sync(o, dbg); });
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
-    return DoSync(o, [&]() { return target()->Fsync(o, dbg); });
+    return DoSync(o, true, [&]() { return target()->Fsync(o, dbg); });
   }
+  // sync_file_range(2) makes no durability promise (no metadata, no device cache flush): not durable in the model.
   IOStatus RangeSync(uint64_t offset, uint64_t nbytes, const IOOptions& o, IODebugContext* dbg) override {
-    return DoSync(o, [&]() { return target()->RangeSync(offset, nbytes, o, dbg); });
+    return DoSync(o, false, [&]() { return target()->RangeSync(offset, nbytes, o, dbg); });
   }
 
  private:
   template <class Fn>
-  IOStatus DoSync(const IOOptions& o, Fn&& fn) {
+  IOStatus DoSync(const IOOptions& o, bool durable, Fn&& fn) {
+    if (f_.st->power.Off()) return PowerOffStatus("sync", f_.fname);
+    const uint64_t len = size_.load(std::memory_order_acquire);  // bytes the sync is sure to cover
     bool urgent;
     int cls = Classify(f_, o, kOpSync, false, &urgent);
-    return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{fn(), 0}; });
+    IOStatus s = RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{fn(), 0}; });
+    if (s.ok() && durable && !f_.st->power.Synced(durable_.get(), len)) return PowerOffStatus("sync", f_.fname);
+    return s;
+  }
+
+  void Grew(uint64_t end) {
+    uint64_t cur = size_.load(std::memory_order_relaxed);
+    while (end > cur && !size_.compare_exchange_weak(cur, end, std::memory_order_acq_rel)) {
+    }
   }
 
   IOStatus DoWrite(const Slice& data, const IOOptions& o, const DataVerificationInfo* vi, bool positioned,
                    uint64_t offset, IODebugContext* dbg) {
+    if (f_.st->power.Off()) return PowerOffStatus("write", f_.fname);
+    IOStatus s = DoWriteOn(data, o, vi, positioned, offset, dbg);
+    if (s.ok()) {
+      if (positioned) {
+        Grew(offset + data.size());
+      } else {
+        size_.fetch_add(data.size(), std::memory_order_acq_rel);
+      }
+    }
+    return s;
+  }
+
+  IOStatus DoWriteOn(const Slice& data, const IOOptions& o, const DataVerificationInfo* vi, bool positioned,
+                     uint64_t offset, IODebugContext* dbg) {
     bool urgent;
     int cls = Classify(f_, o, kOpWrite, false, &urgent);
     if (cls == kFlush && !noted_flush_ && f_.kind == kSstFile) {
@@ -443,6 +502,9 @@ class PriorityWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   FileCtx f_;
   bool noted_flush_ = false;
+  std::shared_ptr<DurableFile> durable_;
+  std::atomic<uint64_t> size_;  // bytes written so far (end of the file as this Env wrote it)
+  bool closed_ = false;
 };
 
 class PrioritySequentialFile : public rocksdb::FSSequentialFileOwnerWrapper {
@@ -484,6 +546,7 @@ class PriorityRandomRWFile : public rocksdb::FSRandomRWFileOwnerWrapper {
   }
 
   IOStatus Write(uint64_t offset, const Slice& data, const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("write", f_.fname);
     bool urgent;
     int cls = Classify(f_, o, kOpWrite, false, &urgent);
     return RunIo(f_, cls, urgent, kOpWrite, data.size(), 1, f_.st->Units(data.size()), true, [&]() {
@@ -500,12 +563,18 @@ class PriorityRandomRWFile : public rocksdb::FSRandomRWFileOwnerWrapper {
       return IoOutcome{s, s.ok() ? result->size() : 0};
     });
   }
+  IOStatus Flush(const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("flush", f_.fname);
+    return target()->Flush(o, dbg);
+  }
   IOStatus Sync(const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("sync", f_.fname);
     bool urgent;
     int cls = Classify(f_, o, kOpSync, false, &urgent);
     return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{target()->Sync(o, dbg), 0}; });
   }
   IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override {
+    if (f_.st->power.Off()) return PowerOffStatus("sync", f_.fname);
     bool urgent;
     int cls = Classify(f_, o, kOpSync, false, &urgent);
     return RunIo(f_, cls, urgent, kOpSync, 0, 1, 0, true, [&]() { return IoOutcome{target()->Fsync(o, dbg), 0}; });
@@ -541,31 +610,85 @@ class PriorityFileSystem : public rocksdb::FileSystemWrapper {
   }
   IOStatus NewWritableFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSWritableFile>* r,
                            IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("create", f);
     std::unique_ptr<FSWritableFile> base;
     IOStatus s = target()->NewWritableFile(f, fo, &base, dbg);
-    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    if (s.ok()) {
+      r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes, st_->power.Track(f, 0), 0));
+    }
     return s;
   }
+  // The existing content of a reopened file counts as durable (it was there before this Env wrote to it).
   IOStatus ReopenWritableFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSWritableFile>* r,
                               IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("reopen", f);
+    uint64_t size = 0;
+    if (!target()->GetFileSize(f, fo.io_options, &size, dbg).ok()) size = 0;
     std::unique_ptr<FSWritableFile> base;
     IOStatus s = target()->ReopenWritableFile(f, fo, &base, dbg);
-    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    if (s.ok()) {
+      r->reset(
+          new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes, st_->power.Track(f, size), size));
+    }
     return s;
   }
   IOStatus ReuseWritableFile(const std::string& f, const std::string& old, const FileOptions& fo,
                              std::unique_ptr<FSWritableFile>* r, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("reuse", f);
     std::unique_ptr<FSWritableFile> base;
     IOStatus s = target()->ReuseWritableFile(f, old, fo, &base, dbg);
-    if (s.ok()) r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes));
+    if (s.ok()) {
+      st_->power.Deleted(old);
+      r->reset(new PriorityWritableFile(std::move(base), st_, f, fo.use_direct_writes, st_->power.Track(f, 0), 0));
+    }
     return s;
   }
   IOStatus NewRandomRWFile(const std::string& f, const FileOptions& fo, std::unique_ptr<FSRandomRWFile>* r,
                            IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("create", f);
     std::unique_ptr<FSRandomRWFile> base;
     IOStatus s = target()->NewRandomRWFile(f, fo, &base, dbg);
     if (s.ok()) r->reset(new PriorityRandomRWFile(std::move(base), st_, f, fo.use_direct_reads));
     return s;
+  }
+
+  // Name-space operations: refused after a power cut; renames and deletes keep the power-cut tracking (and the level
+  // map) in step. Directory entries themselves are not modelled (see DEVICE.md).
+  IOStatus RenameFile(const std::string& src, const std::string& dst, const IOOptions& o,
+                      IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("rename", src);
+    IOStatus s = target()->RenameFile(src, dst, o, dbg);
+    if (s.ok()) st_->power.Renamed(src, dst);
+    return s;
+  }
+  IOStatus LinkFile(const std::string& src, const std::string& dst, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("link", src);
+    return target()->LinkFile(src, dst, o, dbg);
+  }
+  IOStatus DeleteFile(const std::string& f, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("delete", f);
+    IOStatus s = target()->DeleteFile(f, o, dbg);
+    if (s.ok()) {
+      st_->power.Deleted(f);
+      Forget(f);
+    }
+    return s;
+  }
+  IOStatus Truncate(const std::string& f, size_t size, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("truncate", f);
+    return target()->Truncate(f, size, o, dbg);
+  }
+  IOStatus CreateDir(const std::string& d, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("mkdir", d);
+    return target()->CreateDir(d, o, dbg);
+  }
+  IOStatus CreateDirIfMissing(const std::string& d, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("mkdir", d);
+    return target()->CreateDirIfMissing(d, o, dbg);
+  }
+  IOStatus DeleteDir(const std::string& d, const IOOptions& o, IODebugContext* dbg) override {
+    if (st_->power.Off()) return PowerOffStatus("rmdir", d);
+    return target()->DeleteDir(d, o, dbg);
   }
 
   // Every read goes through the synchronous pipeline; do not let RocksDB issue async reads and poll for them.
@@ -575,6 +698,14 @@ class PriorityFileSystem : public rocksdb::FileSystemWrapper {
   }
 
  private:
+  // A deleted table file leaves the partition's level map (file numbers are never reused).
+  void Forget(const std::string& f) {
+    int kind;
+    uint64_t number;
+    ParseName(f, &kind, &number);
+    if (kind == kSstFile || kind == kBlobFile) st_->Lookup(f)->ForgetFile(number);
+  }
+
   std::shared_ptr<EnvState> st_;
 };
 
@@ -611,7 +742,7 @@ int64_t SyntheticIo(const std::shared_ptr<EnvState>& state, int cls, int op, uin
   InitCtx(&f, state, "/sluice-synthetic/000001.sst", false);
   f.part = &state->unattributed;
   const uint64_t t0 = NowNanos();
-  IOStatus s = RunIo(f, cls, urgent, op, bytes, 1, state->Units(bytes), true,
+  IOStatus s = RunIo(f, cls, urgent, op, bytes, 1, op == kOpSync ? 0 : state->Units(bytes), true,
                      [&]() { return IoOutcome{IOStatus::OK(), op == kOpSync ? 0 : bytes}; });
   return s.ok() ? static_cast<int64_t>(NowNanos() - t0) : -1;
 }

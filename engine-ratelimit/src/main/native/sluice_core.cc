@@ -1,6 +1,8 @@
 // Engine-neutral parts of the Sluice priority Env: partitions and level maps, class caps, the node scheduler, the
 // contract-device model and the fault injector. No RocksDB headers: this file is plain C++17.
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,19 +44,54 @@ void Partition::NoteFlushed(uint64_t file_number) {
   if (flushed.insert(file_number).second) level_gen.fetch_add(1, std::memory_order_release);
 }
 
-void Partition::ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n) {
-  std::unique_lock<std::shared_mutex> l(levels_mu);
-  levels.clear();
-  levels.reserve(n * 2);
+void Partition::SetLevelLocked(uint64_t number, int level) {
+  level = std::min(std::max(level, 0), kMaxLevels - 1);
+  auto it = levels.find(number);
+  if (it != levels.end()) {
+    files_at[it->second]--;
+    it->second = level;
+  } else {
+    levels.emplace(number, level);
+  }
+  files_at[level]++;
+  flushed.erase(number);
+}
+
+void Partition::RecomputeBaseLocked() {
   int base = 0;
-  for (size_t i = 0; i < n; i++) {
-    levels[numbers[i]] = lvls[i];
-    if (lvls[i] > 0 && (base == 0 || lvls[i] < base)) base = lvls[i];
-    flushed.erase(numbers[i]);
+  for (int l = 1; l < kMaxLevels; l++) {
+    if (files_at[l] > 0) {
+      base = l;
+      break;
+    }
   }
   base_level = base == 0 ? 1 : base;
+}
+
+void Partition::UpdateLevels(const uint64_t* numbers, const int* lvls, size_t n, bool replace) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  if (replace) {
+    levels.clear();
+    for (auto& c : files_at) c = 0;
+    levels.reserve(n * 2);
+  }
+  for (size_t i = 0; i < n; i++) SetLevelLocked(numbers[i], lvls[i]);
+  RecomputeBaseLocked();
   has_levels.store(true, std::memory_order_relaxed);
   level_gen.fetch_add(1, std::memory_order_release);
+}
+
+void Partition::ForgetFile(uint64_t file_number) {
+  std::unique_lock<std::shared_mutex> l(levels_mu);
+  bool changed = flushed.erase(file_number) != 0;
+  auto it = levels.find(file_number);
+  if (it != levels.end()) {
+    files_at[it->second]--;
+    levels.erase(it);
+    RecomputeBaseLocked();
+    changed = true;
+  }
+  if (changed) level_gen.fetch_add(1, std::memory_order_release);
 }
 
 int EnvState::Register(const std::string& name, const std::vector<std::string>& dirs) {
@@ -117,10 +154,11 @@ void EnvState::ReadStats(int idx, long* out) {
   if (p != nullptr) add(p);
 }
 
-uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release) {
+uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
+                            bool* release) {
   uint64_t w = 0;
   if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) w += caps[cls].Acquire(bytes, ops);
-  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, Units(bytes) * (ops > 1 ? ops : 1), tier, release);
+  if (sched.Active()) w += sched.Acquire(cls, urgent, bytes, units, tier, release);
   return w;
 }
 
@@ -612,6 +650,80 @@ double ContractDevice::BudgetUse(uint64_t now) {
   }
   if (sec == cur_sec_ && prev_sec_ == sec - 1) return prev_use_;
   return 0;
+}
+
+// ----------------------------------------------------------------------------------------------- power cut ----
+
+std::shared_ptr<DurableFile> PowerState::Track(const std::string& fname, uint64_t durable_len) {
+  auto d = std::make_shared<DurableFile>();
+  d->fname = fname;
+  d->synced = durable_len;
+  std::lock_guard<std::mutex> l(mu_);
+  auto& slot = files_[fname];
+  if (slot) slot->tracked = false;
+  slot = d;
+  return d;
+}
+
+bool PowerState::Synced(DurableFile* f, uint64_t len) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (Off()) return false;
+  if (len > f->synced) f->synced = len;
+  return true;
+}
+
+void PowerState::Renamed(const std::string& src, const std::string& dst) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto dit = files_.find(dst);
+  if (dit != files_.end()) {
+    dit->second->tracked = false;
+    files_.erase(dit);
+  }
+  auto sit = files_.find(src);
+  if (sit == files_.end()) return;  // a file not written through this Env: its content counts as durable
+  std::shared_ptr<DurableFile> d = sit->second;
+  files_.erase(sit);
+  d->fname = dst;
+  files_[dst] = d;
+}
+
+void PowerState::Deleted(const std::string& fname) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = files_.find(fname);
+  if (it == files_.end()) return;
+  it->second->tracked = false;
+  files_.erase(it);
+}
+
+bool PowerState::ShrinkTo(const std::string& fname, uint64_t len, uint64_t* dropped) {
+  struct stat sb;
+  if (stat(fname.c_str(), &sb) != 0) return false;
+  uint64_t size = static_cast<uint64_t>(sb.st_size);
+  if (size <= len) return false;  // never extend a file
+  if (truncate(fname.c_str(), static_cast<off_t>(len)) != 0) return false;
+  *dropped += size - len;
+  return true;
+}
+
+void PowerState::Cut(uint64_t* files, uint64_t* bytes) {
+  std::lock_guard<std::mutex> l(mu_);
+  off_.store(true, std::memory_order_release);
+  *files = 0;
+  *bytes = 0;
+  for (auto& e : files_) {
+    if (ShrinkTo(e.second->fname, e.second->synced, bytes)) (*files)++;
+  }
+}
+
+void PowerState::Retruncate(DurableFile* f) {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t ignored = 0;
+  if (f->tracked) ShrinkTo(f->fname, f->synced, &ignored);
+}
+
+uint64_t PowerState::TrackedFiles() {
+  std::lock_guard<std::mutex> l(mu_);
+  return files_.size();
 }
 
 // --------------------------------------------------------------------------------------------------- faults ----

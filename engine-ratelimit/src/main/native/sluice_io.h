@@ -96,10 +96,13 @@ struct Partition {
   ClassCounters cls[kNumClasses];
 
   // file number -> level, pushed from Java; plus numbers of files this Env saw written by a flush (L0 until the map
-  // says otherwise). base_level = smallest non-zero level holding files (dynamic level bytes puts L0's target there).
+  // says otherwise). base_level = smallest non-zero level holding files in the whole map (dynamic level bytes puts
+  // L0's target there), kept from per-level file counts. Deleted table files leave the map (ForgetFile).
+  static constexpr int kMaxLevels = 64;
   std::shared_mutex levels_mu;
   std::unordered_map<uint64_t, int> levels;
   std::unordered_set<uint64_t> flushed;
+  uint64_t files_at[kMaxLevels] = {0};
   int base_level = 1;
   std::atomic<uint64_t> level_gen{1};
   std::atomic<bool> has_levels{false};
@@ -107,7 +110,16 @@ struct Partition {
   // "Rank" of a level: 0 for L0, 1 for the base level, 2 for the next, ... ; -1 when unknown.
   int RankOf(uint64_t file_number);
   void NoteFlushed(uint64_t file_number);
-  void ReplaceLevels(const uint64_t* numbers, const int* lvls, size_t n);
+  // Adds or updates the given entries (replace = false: a listener's single-file update; the other files keep their
+  // levels) or replaces the whole map (replace = true: a full push). The base level is recomputed from the whole map.
+  void UpdateLevels(const uint64_t* numbers, const int* lvls, size_t n, bool replace);
+  void ForgetFile(uint64_t file_number);
+
+ private:
+  void SetLevelLocked(uint64_t number, int level);
+  void RecomputeBaseLocked();
+
+ public:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -293,6 +305,44 @@ class FaultInjector {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// Power-cut emulation (see DEVICE.md, "Power-cut emulation"). Every file written through the Env is tracked with its
+// length at the last successful Sync/Fsync (RangeSync and Close are not durable). Cut() switches the "machine" off
+// (every later write, sync, flush, rename, delete, truncate or file creation fails with EIO) and truncates every
+// tracked file to that length. Files still open when the power goes are truncated again when they are closed, so a
+// late write or a close-time ftruncate cannot bring lost bytes back. mu_ is a leaf lock, taken only on file creation,
+// sync, rename, delete and Cut (never per read or write).
+// ---------------------------------------------------------------------------------------------------------------
+struct DurableFile {
+  std::string fname;     // current name (renames move it)
+  uint64_t synced = 0;   // length at the last successful Sync/Fsync
+  bool tracked = true;   // false once deleted or replaced by a rename
+};
+
+class PowerState {
+ public:
+  bool Off() const { return off_.load(std::memory_order_acquire); }
+  // Starts tracking a file created (durable length 0) or reopened (its existing length is durable) through the Env.
+  std::shared_ptr<DurableFile> Track(const std::string& fname, uint64_t durable_len);
+  // Records a successful Sync/Fsync that covered `len` bytes. False when the power went off meanwhile (the sync does
+  // not count).
+  bool Synced(DurableFile* f, uint64_t len);
+  void Renamed(const std::string& src, const std::string& dst);
+  void Deleted(const std::string& fname);
+  // Switches the machine off and truncates every tracked file to its durable length. Returns files shortened and bytes
+  // dropped. Idempotent (a second call truncates again).
+  void Cut(uint64_t* files, uint64_t* bytes);
+  // After a cut: truncates one file (being closed) to its durable length again.
+  void Retruncate(DurableFile* f);
+  uint64_t TrackedFiles();
+
+ private:
+  static bool ShrinkTo(const std::string& fname, uint64_t len, uint64_t* dropped);
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<DurableFile>> files_;
+  std::atomic<bool> off_{false};
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // The state one PriorityEnv shares between its FileSystem, its files and Java.
 // ---------------------------------------------------------------------------------------------------------------
 struct EnvState {
@@ -305,6 +355,7 @@ struct EnvState {
   NodeScheduler sched;
   ContractDevice device;
   FaultInjector faults;
+  PowerState power;
   std::atomic<uint64_t> chunk_bytes{262144};
 
   EnvState() { unattributed.name = ""; }
@@ -316,8 +367,10 @@ struct EnvState {
   bool SchedulingOn() const {
     return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
   }
-  // Class caps then node policy. Returns wait ns.
-  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, int* tier, bool* release);
+  // Class caps then node policy. `ops` data operations (a MultiRead's request count) of `bytes` in total cost `units`
+  // I/O units (Σ Units(request bytes); 0 for a sync), the same number the device model is charged. Returns wait ns.
+  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release);
+  // The one place where bytes become I/O units (device.io.unit.kb): a request of up to one unit costs 1.
   uint64_t Units(uint64_t bytes) const {
     uint64_t u = device.UnitBytes();
     return bytes == 0 ? 1 : (bytes + u - 1) / u;

@@ -7,7 +7,7 @@ package dev.sluice.ratelimit.env;
  */
 final class NativeBridge {
     /** Bumped with every change of a signature or of an exported array layout. */
-    static final int ABI_VERSION = 1;
+    static final int ABI_VERSION = 2;
 
     /** Fields per class in {@link #readStats} (see {@link NativeStats}). */
     static final int STAT_FIELDS = 33;
@@ -34,7 +34,19 @@ final class NativeBridge {
 
     static native int registerPartition(long state, String name, String[] dirs);
 
-    static native void updateFileLevels(long state, int partition, long[] fileNumbers, int[] levels);
+    /** {@code replace} false: add or update these entries; true: they are the partition's whole map. */
+    static native void updateFileLevels(long state, int partition, long[] fileNumbers, int[] levels, boolean replace);
+
+    /** The compaction rank of a file (0 = L0, 1 = base level, ...; -1 = unknown). Test hook. */
+    static native int fileRank(long state, int partition, long fileNumber);
+
+    /** Switches the emulated machine off; out = {files shortened, bytes dropped}. */
+    static native void powerCut(long state, long[] out);
+
+    static native boolean poweredOff(long state);
+
+    /** Files the power-cut emulation tracks now (written through the Env and not deleted). */
+    static native long trackedFiles(long state);
 
     static native int partitionCount(long state);
 

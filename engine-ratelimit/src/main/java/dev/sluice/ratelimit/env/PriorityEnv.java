@@ -111,8 +111,27 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         });
     }
 
+    /**
+     * Adds or updates entries of the partition's file-number → level map; every other file keeps its level. The base
+     * level (rank 1) is recomputed from the whole map. Table files deleted through this Env leave the map by themselves.
+     */
     @Override
     public void updateFileLevels(String partition, Map<Long, Integer> fileNumberToLevel) {
+        pushLevels(partition, fileNumberToLevel, false);
+    }
+
+    /** Replaces the partition's whole file-number → level map (a full push: files not in it lose their level). */
+    public void replaceFileLevels(String partition, Map<Long, Integer> fileNumberToLevel) {
+        pushLevels(partition, fileNumberToLevel, true);
+    }
+
+    /** Test hook: the compaction rank the Env gives a file (0 = L0, 1 = base level, 2 = next; -1 = unknown). */
+    int fileRank(String partition, long fileNumber) {
+        int idx = index(partition);
+        return withState(s -> NativeBridge.fileRank(s, idx, fileNumber));
+    }
+
+    private void pushLevels(String partition, Map<Long, Integer> fileNumberToLevel, boolean replace) {
         int idx = index(partition);
         long[] numbers = new long[fileNumberToLevel.size()];
         int[] levels = new int[numbers.length];
@@ -123,7 +142,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             i++;
         }
         withState(s -> {
-            NativeBridge.updateFileLevels(s, idx, numbers, levels);
+            NativeBridge.updateFileLevels(s, idx, numbers, levels, replace);
             return null;
         });
     }
@@ -346,6 +365,52 @@ public final class PriorityEnv implements StorageEnv, IoControl {
     public long syntheticIo(IoClass ioClass, FaultRule.Op op, long bytes, boolean urgent) {
         return withState(s -> NativeBridge.syntheticIo(s, ioClass.ordinal(), op.ordinal(), bytes, urgent));
     }
+
+    // -------------------------------------------------------------------------------------------- power cut ----
+
+    /**
+     * Emulates the machine losing power, for durability tests (see DEVICE.md, "Power-cut emulation"). The Env tracks,
+     * for every file written through it, the length at the last successful {@code Sync}/{@code Fsync} ({@code
+     * RangeSync} and {@code Close} do not make data durable). This call
+     *
+     * <ol>
+     *   <li>switches the machine off: from now on every write, append, sync, flush, close, rename, link, delete, truncate
+     *       and file or directory creation through this Env fails with an I/O error ({@code "sluice power cut: the
+     *       emulated machine is off, EIO on ..."}); reads still work;
+     *   <li>truncates every tracked file to its last synced length (files never synced to 0 bytes). Files still open
+     *       are truncated again when RocksDB closes them.
+     * </ol>
+     *
+     * <p>The machine stays off for the life of this Env: close the DB (its close errors are expected), close this Env,
+     * and reopen the store with a new Env. What was synced survives; what was not may be gone. Files this Env did not
+     * write (e.g. from before it opened) are never touched. Calling it again truncates again.
+     */
+    public PowerCut powerCut() {
+        long[] out = new long[2];
+        withState(s -> {
+            NativeBridge.powerCut(s, out);
+            return null;
+        });
+        return new PowerCut(out[0], out[1]);
+    }
+
+    /** Whether {@link #powerCut()} was called on this Env. */
+    public boolean poweredOff() {
+        return withState(NativeBridge::poweredOff);
+    }
+
+    /** Files the power-cut emulation tracks (written through this Env, not deleted since). */
+    long trackedFiles() {
+        return withState(NativeBridge::trackedFiles);
+    }
+
+    /**
+     * What a {@link #powerCut()} did.
+     *
+     * @param filesTruncated tracked files that were longer than their last synced length
+     * @param bytesDropped bytes cut off those files
+     */
+    public record PowerCut(long filesTruncated, long bytesDropped) {}
 
     // -------------------------------------------------------------------------------------------- lifecycle ----
 

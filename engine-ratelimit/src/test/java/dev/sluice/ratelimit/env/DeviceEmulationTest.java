@@ -31,6 +31,43 @@ class DeviceEmulationTest {
         requireNative();
     }
 
+    /**
+     * A MultiRead of n requests is n operations and Σ per-request units for the scheduler and the device alike (it was
+     * charged n × units(total bytes) ≈ n² units by the scheduler).
+     */
+    @Test
+    void multiReadCostsTheSameUnitsInTheSchedulerAndTheDevice() throws Exception {
+        Path dir = tmp.resolve("multiread");
+        try (PriorityEnv env = PriorityEnv.open()) {
+            env.registerPartition("p", dir);
+            try (Options o = options(env, false);
+                    RocksDB db = RocksDB.open(o, dir.toString());
+                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                fill(db, 0, 20_000, 100);
+                db.flush(fo);
+                // 4 KiB units: every data block (~4 KiB + trailer) costs one or two units, so n² is easy to tell
+                env.configureDevice(new ContractDevice(true, 0, 0, 0, Duration.ZERO, 0, 4096));
+                env.setPolicy(dev.sluice.core.spi.IoPolicy.cruiseDb(Duration.ofMillis(50)));
+                java.util.List<byte[]> keys = new java.util.ArrayList<>();
+                for (int i = 0; i < 20_000; i += 400) {
+                    keys.add(NativeTestSupport.key(i)); // 50 keys, each in a different data block
+                }
+                db.multiGetAsList(keys); // opens the table reader (index, filter reads) outside the measurement
+                IoDetail ioBefore = env.ioDetail();
+                DeviceStats devBefore = env.deviceStats();
+                long unitsBefore = env.schedulerStats().grantedUnits();
+                java.util.List<byte[]> values = db.multiGetAsList(keys);
+                assertThat(values).allSatisfy(v -> assertThat(v).isNotNull());
+                long schedUnits = env.schedulerStats().grantedUnits() - unitsBefore;
+                DeviceStats dev = env.deviceStats().minus(devBefore);
+                long ops = env.ioDetail().minus(ioBefore).get(IoClass.USER_GET).ops();
+                assertThat(ops).as("one operation per request").isGreaterThanOrEqualTo(keys.size());
+                assertThat(dev.units()).as("Σ units of the requests").isBetween(ops, 3 * ops);
+                assertThat(schedUnits).as("scheduler units = device units").isEqualTo(dev.units());
+            }
+        }
+    }
+
     @Test
     void achievedIopsMatchThePaidIopsAndOverdraftCostsLOverA() throws Exception {
         double iops = 400;

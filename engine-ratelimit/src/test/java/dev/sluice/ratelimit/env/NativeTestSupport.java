@@ -55,7 +55,7 @@ final class NativeTestSupport {
         for (LiveFileMetaData f : db.getLiveFilesMetaData()) {
             m.put(fileNumber(f.fileName()), f.level());
         }
-        env.updateFileLevels(partition, m);
+        env.replaceFileLevels(partition, m);
     }
 
     static long fileNumber(String name) {
