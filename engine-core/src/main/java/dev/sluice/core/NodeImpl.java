@@ -483,6 +483,7 @@ final class NodeImpl implements SluiceNode {
             options.setCreateIfMissing(!existing)
                     .setErrorIfExists(false)
                     .setParanoidChecks(true)
+                    .setWalRecoveryMode(org.rocksdb.WALRecoveryMode.PointInTimeRecovery) // see WalCheck
                     .setEnableThreadTracking(true) // compaction progress for LsmSnapshot.l0MergeProgress
                     .setStatistics(stats)
                     .setListeners(List.of(listener))

@@ -157,6 +157,7 @@ final class StoreCheck {
             options.setTableFormatConfig(table)
                     .setLogger(logger)
                     .setCreateIfMissing(false)
+                    .setWalRecoveryMode(org.rocksdb.WALRecoveryMode.PointInTimeRecovery)
                     .setParanoidChecks(true);
             try (RocksDB ro = RocksDB.openReadOnly(options, dir.toString())) {
                 Set<String> live = new TreeSet<>();
