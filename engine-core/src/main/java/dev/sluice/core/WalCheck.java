@@ -198,6 +198,121 @@ final class WalCheck {
                 + " acknowledged writes (or hang) recovering it");
     }
 
+    /**
+     * Calls {@code sink} with the payload of every intact logical record of {@code wal} (a WriteBatch each), in file
+     * order; bad records and fragments whose start is missing are skipped.
+     */
+    static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink) throws IOException {
+        ByteArrayOutputStream logical = new ByteArrayOutputStream();
+        boolean inFragmented = false;
+        byte[] block = new byte[BLOCK];
+        try (InputStream in = Files.newInputStream(wal)) {
+            int n;
+            while ((n = in.readNBytes(block, 0, BLOCK)) > 0) {
+                int pos = 0;
+                while (pos + HEADER <= n) {
+                    int len = (block[pos + 4] & 0xFF) | (block[pos + 5] & 0xFF) << 8;
+                    int type = block[pos + 6] & 0xFF;
+                    int header = type >= 5 && type <= 8 || type == 11 ? RECYCLABLE_HEADER : HEADER;
+                    if (type == 0 || pos + header + len > n || !crcOk(block, pos, header, len)) {
+                        logical.reset();
+                        inFragmented = false;
+                        break;
+                    }
+                    int base = type >= 5 && type <= 8 ? type - 4 : type;
+                    if (base == 1) {
+                        sink.accept(java.util.Arrays.copyOfRange(block, pos + header, pos + header + len));
+                        inFragmented = false;
+                    } else if (base == 2) {
+                        logical.reset();
+                        logical.write(block, pos + header, len);
+                        inFragmented = true;
+                    } else if ((base == 3 || base == 4) && inFragmented) {
+                        logical.write(block, pos + header, len);
+                        if (base == 4) {
+                            sink.accept(logical.toByteArray());
+                            inFragmented = false;
+                        }
+                    }
+                    pos += header + len;
+                }
+                if (n < BLOCK) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private static boolean crcOk(byte[] block, int pos, int header, int len) {
+        CRC32C crc = new CRC32C();
+        crc.update(block, pos + 6, 1 + (header - HEADER));
+        crc.update(block, pos + header, len);
+        int expected = (block[pos] & 0xFF)
+                | (block[pos + 1] & 0xFF) << 8
+                | (block[pos + 2] & 0xFF) << 16
+                | (block[pos + 3] & 0xFF) << 24;
+        return mask((int) crc.getValue()) == expected;
+    }
+
+    /**
+     * The keys a WriteBatch ({@code db/write_batch.cc}: 8-byte sequence, 4-byte count, then tagged entries) puts,
+     * deletes or merges, added to {@code keys}; false if it holds an entry type this parser does not know (then nothing
+     * can be concluded from it).
+     */
+    static boolean batchKeys(byte[] b, java.util.Set<java.nio.ByteBuffer> keys) {
+        int[] pos = {12};
+        try {
+            while (pos[0] < b.length) {
+                int tag = b[pos[0]++] & 0xFF;
+                switch (tag) {
+                    case 0x0, 0x7 -> keys.add(slice(b, pos)); // deletion, single deletion
+                    case 0x1, 0x2 -> { // value, merge
+                        keys.add(slice(b, pos));
+                        slice(b, pos);
+                    }
+                    case 0x3 -> slice(b, pos); // log data
+                    case 0x4, 0x8 -> { // column family deletion, single deletion
+                        varint(b, pos);
+                        keys.add(slice(b, pos));
+                    }
+                    case 0x5, 0x6 -> { // column family value, merge
+                        varint(b, pos);
+                        keys.add(slice(b, pos));
+                        slice(b, pos);
+                    }
+                    default -> {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (IndexOutOfBoundsException e) {
+            return false;
+        }
+    }
+
+    private static int varint(byte[] b, int[] pos) {
+        int v = 0;
+        for (int shift = 0; shift <= 28; shift += 7) {
+            int x = b[pos[0]++] & 0xFF;
+            v |= (x & 0x7F) << shift;
+            if (x < 0x80) {
+                return v;
+            }
+        }
+        throw new IndexOutOfBoundsException("varint too long");
+    }
+
+    private static java.nio.ByteBuffer slice(byte[] b, int[] pos) {
+        int len = varint(b, pos);
+        if (len < 0 || pos[0] + len > b.length) {
+            throw new IndexOutOfBoundsException("slice past the batch");
+        }
+        java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(b, pos[0], pos[0] + len));
+        pos[0] += len;
+        return k;
+    }
+
     /** Whether the bad record {@code [from, to)} of the block holds a 4 KiB-aligned page (or its part in the record) of zeros. */
     private static boolean hasZeroPage(byte[] block, int from, int to) {
         // blocks are 32 KiB-aligned in the file, so block-relative page alignment is file page alignment
