@@ -54,10 +54,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The node: store layout, shared resources, partitions, control plane.
  *
- * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version) and {@code <data.dir>/partitions/<name>/} (one
- * RocksDB directory per partition). A non-empty directory without the marker, a marker of another format, or a
- * partition directory with files but no {@code CURRENT} is refused with {@link StoreCorruptedException}; nothing in it is
- * written. Partitions found on disk but not configured are left untouched (logged).
+ * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version), {@code <data.dir>/SLUICE.lock} (node lock) and
+ * {@code <data.dir>/partitions/<name>/} (one RocksDB directory per partition). Partitions found on disk but not
+ * configured are left untouched (logged).
+ *
+ * <p><b>Open.</b> Two phases. Checks, writing nothing: options ({@link #validate}), layout and marker, the node lock
+ * (taken here when the store exists), then every configured partition ({@link StoreCheck}: state, LOCK, WALs, read-only
+ * RocksDB open, SSTs). Only when all pass: the Env, the marker and directories of a new store, cleared leftovers of
+ * interrupted partition creations, then each partition's DB. A refusal in the first phase leaves the store
+ * byte-for-byte unchanged and creates nothing.
  *
  * <p><b>Close order.</b> partitions refuse new requests → control plane → queued manual compactions dropped → async
  * pool drained (≤ 60 s, the rest failed) → running manual compaction awaited → partitions, under the node lock so no
