@@ -160,6 +160,7 @@ final class StoreCheck {
                     .setWalRecoveryMode(org.rocksdb.WALRecoveryMode.PointInTimeRecovery)
                     .setParanoidChecks(true);
             try (RocksDB ro = RocksDB.openReadOnly(options, dir.toString())) {
+                checkLiveWal(name, dir, ro);
                 Set<String> live = new TreeSet<>();
                 for (LiveFileMetaData f : ro.getLiveFilesMetaData()) {
                     live.add(Path.of(f.fileName()).getFileName().toString());
@@ -176,6 +177,43 @@ final class StoreCheck {
                                 + " RocksDB's ldb tool.",
                         e);
             }
+        }
+    }
+
+    /**
+     * The live WAL is not tracked in the MANIFEST by RocksDB 9.10 (only closed ones are), so deleting it — and the
+     * acknowledged writes not yet flushed in it — goes unnoticed by RocksDB. The recovered version's minimum log number
+     * to keep, L, names the oldest WAL that may hold unflushed writes; RocksDB creates the live WAL (numbered L or above)
+     * before it records L, and never deletes it. So no WAL numbered L or above on disk means one was removed: refused.
+     */
+    private static void checkLiveWal(String name, Path dir, RocksDB ro) throws RocksDBException, IOException {
+        String prop = ro.getProperty("rocksdb.min-log-number-to-keep");
+        long min;
+        try {
+            min = Long.parseLong(prop.trim());
+        } catch (NumberFormatException | NullPointerException e) {
+            return; // not known: nothing to check
+        }
+        if (min <= 0) {
+            return;
+        }
+        long newest = -1;
+        for (String n : list(dir)) {
+            if (n.endsWith(".log") && n.length() > 4) {
+                try {
+                    newest = Math.max(newest, Long.parseLong(n.substring(0, n.length() - 4)));
+                } catch (NumberFormatException e) {
+                    // not a WAL name
+                }
+            }
+        }
+        if (newest < min) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir
+                    + " is missing its write-ahead log: the MANIFEST says WALs numbered " + min
+                    + " and above hold writes not yet flushed, but "
+                    + (newest < 0 ? "there is no WAL" : "the newest WAL is " + newest)
+                    + ". Opening would silently lose acknowledged writes; Sluice did not open or change it. Put the WAL"
+                    + " back or restore the partition from a backup.");
         }
     }
 
