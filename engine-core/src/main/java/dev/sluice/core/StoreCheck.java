@@ -411,6 +411,7 @@ final class StoreCheck {
         private final FileLock lock;
         private final Path file;
         private final boolean created;
+        private boolean released;
 
         private StoreLock(FileChannel channel, FileLock lock, Path file, boolean created) {
             this.channel = channel;
@@ -419,8 +420,33 @@ final class StoreCheck {
             this.created = created;
         }
 
+        /**
+         * Lock files this JVM holds. Checked before a channel is opened: with POSIX locks, closing <em>any</em> channel
+         * on the file would release the holder's lock (FileChannel's documentation), so a refused second node in this
+         * JVM must not open one.
+         */
+        private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         static StoreLock acquire(Path dataDir) {
-            Path file = dataDir.resolve(NAME);
+            Path file = dataDir.resolve(NAME).toAbsolutePath().normalize();
+            try {
+                file = dataDir.toRealPath().resolve(NAME);
+            } catch (IOException e) {
+                // the directory does not exist yet: the normalized path is the key
+            }
+            if (!HELD.add(file)) {
+                throw new SluiceException("Sluice store " + dataDir + " is already open (" + file
+                        + " is held by another node in this JVM); Sluice opened nothing");
+            }
+            try {
+                return lock(dataDir, file);
+            } catch (RuntimeException e) {
+                HELD.remove(file);
+                throw e;
+            }
+        }
+
+        private static StoreLock lock(Path dataDir, Path file) {
             boolean created = !Files.exists(file);
             FileChannel ch = null;
             try {
@@ -470,7 +496,11 @@ final class StoreCheck {
         }
 
         @Override
-        public void close() {
+        public synchronized void close() {
+            if (released) {
+                return;
+            }
+            released = true;
             try {
                 if (lock.isValid()) {
                     lock.release();
@@ -478,6 +508,8 @@ final class StoreCheck {
                 channel.close();
             } catch (IOException ignored) {
                 // closing the channel releases the lock in any case
+            } finally {
+                HELD.remove(file);
             }
         }
     }

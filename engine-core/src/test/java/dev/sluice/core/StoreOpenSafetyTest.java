@@ -364,6 +364,41 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /** Tries to lock {@code args[0]} and prints HELD or FREE. */
+    public static final class LockProbe {
+        public static void main(String[] args) throws Exception {
+            try (java.nio.channels.FileChannel ch =
+                    java.nio.channels.FileChannel.open(Path.of(args[0]), java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.channels.FileLock l = ch.tryLock();
+                System.out.println(l == null ? "HELD" : "FREE");
+            }
+        }
+    }
+
+    private static String probe(Path file) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(
+                        java, "-cp", System.getProperty("java.class.path"), LockProbe.class.getName(), file.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line = r.readLine();
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            return line;
+        }
+    }
+
+    /** A refused second node in this JVM must not release the first node's lock for other processes. */
+    @Test
+    void aRefusedSecondNodeInThisJvmKeepsTheStoreLockedForOtherProcesses() throws Exception {
+        try (SluiceNode holder = Sluice.open(cfg(dir))) {
+            assertThat(probe(dir.resolve("SLUICE.lock"))).isEqualTo("HELD");
+            assertThatThrownBy(() -> Sluice.open(cfg(dir))).hasMessageContaining("already open");
+            assertThat(probe(dir.resolve("SLUICE.lock"))).isEqualTo("HELD");
+        }
+        assertThat(probe(dir.resolve("SLUICE.lock"))).isEqualTo("FREE");
+    }
+
     @Test
     void aNewPartitionIsNotCreatedWhenAnotherPartitionIsRefused() throws IOException {
         twoPartitionStore();
