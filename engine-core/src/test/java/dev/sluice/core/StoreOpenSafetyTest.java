@@ -413,17 +413,18 @@ class StoreOpenSafetyTest {
 
     /**
      * What RocksDB 9.10's DB::Open(create_if_missing) has written at each step before CURRENT exists: LOCK and the info
-     * LOG, then IDENTITY (through a temp file), then MANIFEST-000001, then CURRENT's temp file.
+     * LOG, then IDENTITY (through 000000.dbtmp), then MANIFEST-000001, then CURRENT's temp file 000001.dbtmp — the sets
+     * InterruptedCreationE2eTest observes when it kills a creating JVM at each step.
      */
     private static void creationLeftovers(Path p, int step) throws IOException {
         Files.createDirectories(p);
         Files.writeString(p.resolve("LOCK"), "");
         Files.writeString(p.resolve("LOG"), "RocksDB version: 9.10.0\n");
         if (step >= 1) {
-            Files.writeString(p.resolve("000001.dbtmp"), "9f1d1c2e-0000-4000-8000-000000000000");
+            Files.writeString(p.resolve("000000.dbtmp"), "9f1d1c2e-0000-4000-8000-000000000000");
         }
         if (step >= 2) {
-            Files.move(p.resolve("000001.dbtmp"), p.resolve("IDENTITY"));
+            Files.move(p.resolve("000000.dbtmp"), p.resolve("IDENTITY"));
         }
         if (step >= 3) {
             Files.write(p.resolve("MANIFEST-000001"), new byte[] {0x12, 0x34, 0, 0, 0x20, 0, 1}); // torn first record
