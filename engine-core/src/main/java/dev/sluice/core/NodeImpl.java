@@ -541,8 +541,8 @@ final class NodeImpl implements SluiceNode {
         if (st != null && st.getCode() == Status.Code.Corruption || existing && missingFile) {
             return new StoreCorruptedException(
                     "partition '" + name + "' at " + dir + " is corrupted (" + msg
-                            + "); Sluice did not change its data files (RocksDB may have rotated its info LOG). Restore it from"
-                            + " a backup or inspect it with RocksDB's ldb tool.",
+                            + "); RocksDB found it while opening, after Sluice's read-only checks had passed. Restore it"
+                            + " from a backup or inspect it with RocksDB's ldb tool.",
                     e);
         }
         if (msg.contains("/LOCK:") || msg.contains("While lock file")) {
