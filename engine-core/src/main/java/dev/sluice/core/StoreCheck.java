@@ -223,11 +223,14 @@ final class StoreCheck {
      * the compaction's inputs), and wrong when the MANIFEST lost committed edits (truncated or torn by damage): then the
      * file may be the only copy of acknowledged data.
      *
-     * <p>The rule: the orphan is a crash leftover when every key it holds is also somewhere RocksDB keeps: readable in the
-     * recovered state (read-only, WALs replayed), or present in a live SST (a compaction's input, maybe shadowed by a
-     * newer tombstone), or written or deleted by a record of a WAL on disk (a flush's source). Otherwise the open is
-     * refused, naming the file. Known limit: a key whose newest value was only in the lost file but whose older value
-     * is still elsewhere counts as covered; a lost edit is detected through the keys that exist nowhere else.
+     * <p>The rule: the orphan is a crash leftover when every (key, value) it holds is also somewhere RocksDB keeps:
+     * the value the recovered state reads (read-only, WALs replayed), the value a live SST holds for the key (a
+     * compaction's output holds, for each key, the newest value among its inputs, which are still live; maybe shadowed
+     * since by a newer write or tombstone), or a put in a WAL on disk (a flush's source WAL is deleted only after the
+     * flush's edit is in the MANIFEST). Otherwise the open is refused, naming the file: the MANIFEST lost a committed
+     * flush, and the file holds the only copy of those values. Values are compared, not just keys, so an updated key
+     * whose newest value was only in the lost file is caught too. (Sluice writes no merges and sets no compaction
+     * filter, which could make a compaction's output differ from its inputs.)
      */
     private static void checkOrphan(String name, Path dir, String file, RocksDB ro, Options options)
             throws IOException {
@@ -245,13 +248,16 @@ final class StoreCheck {
                     keys++;
                     byte[] k = it.key();
                     db.seek(k);
-                    if (db.isValid() && java.util.Arrays.equals(db.key(), k)) {
+                    byte[] v = it.value();
+                    if (db.isValid()
+                            && java.util.Arrays.equals(db.key(), k)
+                            && java.util.Arrays.equals(db.value(), v)) {
                         continue;
                     }
                     if (coverage == null) {
                         coverage = new Coverage(dir, ro, options);
                     }
-                    if (!coverage.covers(k)) {
+                    if (!coverage.covers(k, v)) {
                         missing++;
                         if (firstMissing == null) {
                             firstMissing = k;
@@ -275,14 +281,15 @@ final class StoreCheck {
         if (missing > 0) {
             throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": " + file
                     + " is not in the version recovered from the MANIFEST, and " + missing + " of its " + keys
-                    + " keys (first: " + printable(firstMissing) + ") are in no live SST and no WAL: the MANIFEST lost"
+                    + " keys (first: " + printable(firstMissing)
+                    + ") have a value in no live SST and no WAL: the MANIFEST lost"
                     + " committed edits (truncated or damaged), and opening would delete that data. Sluice did not"
                     + " open or change it. Restore the partition from a backup."
                     + (unparsed ? " (Some WAL records hold entry types Sluice does not parse.)" : ""));
         }
     }
 
-    /** Where else a key may be: live SSTs (opened lazily, by key range) and the keys of every WAL record on disk. */
+    /** Where else a (key, value) may be: live SSTs (opened lazily, by key range) and the puts of every WAL on disk. */
     private static final class Coverage implements AutoCloseable {
         private final List<LiveFileMetaData> live;
         private final Options options;
@@ -290,7 +297,7 @@ final class StoreCheck {
         private final java.util.Map<String, SstFileReader> readers = new java.util.HashMap<>();
         private final java.util.Map<String, SstFileReaderIterator> iterators = new java.util.HashMap<>();
         private final ReadOptions read = new ReadOptions();
-        private final Set<java.nio.ByteBuffer> walKeys = new java.util.HashSet<>();
+        private final Set<java.nio.ByteBuffer> walPuts = new java.util.HashSet<>();
         private boolean walUnknown;
 
         Coverage(Path dir, RocksDB ro, Options options) throws IOException {
@@ -300,7 +307,7 @@ final class StoreCheck {
             for (String n : list(dir)) {
                 if (n.endsWith(".log")) {
                     WalCheck.forEachRecord(dir.resolve(n), batch -> {
-                        if (!WalCheck.batchKeys(batch, walKeys)) {
+                        if (!WalCheck.batchPuts(batch, walPuts)) {
                             walUnknown = true;
                         }
                     });
@@ -308,8 +315,8 @@ final class StoreCheck {
             }
         }
 
-        boolean covers(byte[] k) throws RocksDBException {
-            if (walKeys.contains(java.nio.ByteBuffer.wrap(k))) {
+        boolean covers(byte[] k, byte[] v) throws RocksDBException {
+            if (walPuts.contains(WalCheck.entry(k, v))) {
                 return true;
             }
             for (LiveFileMetaData f : live) {
@@ -327,7 +334,7 @@ final class StoreCheck {
                     iterators.put(n, it);
                 }
                 it.seek(k);
-                if (it.isValid() && java.util.Arrays.equals(it.key(), k)) {
+                if (it.isValid() && java.util.Arrays.equals(it.key(), k) && java.util.Arrays.equals(it.value(), v)) {
                     return true;
                 }
             }

@@ -255,33 +255,28 @@ final class WalCheck {
     }
 
     /**
-     * The keys a WriteBatch ({@code db/write_batch.cc}: 8-byte sequence, 4-byte count, then tagged entries) puts,
-     * deletes or merges, added to {@code keys}; false if it holds an entry type this parser does not know (then nothing
-     * can be concluded from it).
+     * The (key, value) pairs a WriteBatch ({@code db/write_batch.cc}: 8-byte sequence, 4-byte count, then tagged
+     * entries) puts, added to {@code puts} as {@link #entry}; false if it holds an entry type this parser does not know
+     * (then nothing can be concluded from it). Deletions and log data are skipped.
      */
-    static boolean batchKeys(byte[] b, java.util.Set<java.nio.ByteBuffer> keys) {
+    static boolean batchPuts(byte[] b, java.util.Set<java.nio.ByteBuffer> puts) {
         int[] pos = {12};
         try {
             while (pos[0] < b.length) {
                 int tag = b[pos[0]++] & 0xFF;
                 switch (tag) {
-                    case 0x0, 0x7 -> keys.add(slice(b, pos)); // deletion, single deletion
-                    case 0x1, 0x2 -> { // value, merge
-                        keys.add(slice(b, pos));
-                        slice(b, pos);
-                    }
-                    case 0x3 -> slice(b, pos); // log data
+                    case 0x0, 0x7, 0x3 -> slice(b, pos); // deletion, single deletion, log data
+                    case 0x1 -> puts.add(entry(slice(b, pos), slice(b, pos))); // value
                     case 0x4, 0x8 -> { // column family deletion, single deletion
                         varint(b, pos);
-                        keys.add(slice(b, pos));
-                    }
-                    case 0x5, 0x6 -> { // column family value, merge
-                        varint(b, pos);
-                        keys.add(slice(b, pos));
                         slice(b, pos);
                     }
+                    case 0x5 -> { // column family value
+                        varint(b, pos);
+                        puts.add(entry(slice(b, pos), slice(b, pos)));
+                    }
                     default -> {
-                        return false;
+                        return false; // merge, range deletion, transactions...: Sluice writes none of them
                     }
                 }
             }
@@ -289,6 +284,13 @@ final class WalCheck {
         } catch (IndexOutOfBoundsException e) {
             return false;
         }
+    }
+
+    /** A (key, value) pair as one comparable buffer: 4-byte key length, key, value. */
+    static java.nio.ByteBuffer entry(byte[] key, byte[] value) {
+        java.nio.ByteBuffer e = java.nio.ByteBuffer.allocate(4 + key.length + value.length);
+        e.putInt(key.length).put(key).put(value);
+        return e.flip();
     }
 
     private static int varint(byte[] b, int[] pos) {
@@ -303,12 +305,12 @@ final class WalCheck {
         throw new IndexOutOfBoundsException("varint too long");
     }
 
-    private static java.nio.ByteBuffer slice(byte[] b, int[] pos) {
+    private static byte[] slice(byte[] b, int[] pos) {
         int len = varint(b, pos);
         if (len < 0 || pos[0] + len > b.length) {
             throw new IndexOutOfBoundsException("slice past the batch");
         }
-        java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(b, pos[0], pos[0] + len));
+        byte[] k = java.util.Arrays.copyOfRange(b, pos[0], pos[0] + len);
         pos[0] += len;
         return k;
     }

@@ -237,6 +237,35 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /**
+     * A lost flush of updates: the newest values are only in the orphan; older values of the same keys are still live.
+     * Matching keys alone would call it covered and let RocksDB delete the newest values.
+     */
+    @Test
+    void anSstHoldingTheOnlyCopyOfUpdatedValuesIsRefused() throws Exception {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 100; i++) {
+                n.defaultPartition().put(key(i), "old".getBytes(), WriteMode.SYNC);
+            }
+            n.defaultPartition().flush();
+        }
+        try (Options o = new Options();
+                org.rocksdb.EnvOptions eo = new org.rocksdb.EnvOptions();
+                org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(eo, o)) {
+            w.open(dir.resolve("partitions/default/000099.sst").toString());
+            for (int i = 0; i < 100; i++) {
+                w.put(key(i), "newest".getBytes());
+            }
+            w.finish();
+        }
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("000099.sst")
+                .hasMessageContaining("100 of its 100 keys");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
     @Test
     void anSstTheManifestDoesNotKnowWhoseKeysAreNowhereElseIsRefused() throws Exception {
         try (SluiceNode n = Sluice.open(cfg(dir))) {
@@ -255,7 +284,7 @@ class StoreOpenSafetyTest {
         assertThatThrownBy(() -> Sluice.open(cfg(dir)))
                 .isInstanceOf(StoreCorruptedException.class)
                 .hasMessageContaining("000099.sst")
-                .hasMessageContaining("1 of its 2 keys (first: k0002) are in no live SST and no WAL");
+                .hasMessageContaining("1 of its 2 keys (first: k0002) have a value in no live SST and no WAL");
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
