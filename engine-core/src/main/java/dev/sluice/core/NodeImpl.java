@@ -54,10 +54,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The node: store layout, shared resources, partitions, control plane.
  *
- * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version) and {@code <data.dir>/partitions/<name>/} (one
- * RocksDB directory per partition). A non-empty directory without the marker, a marker of another format, or a
- * partition directory with files but no {@code CURRENT} is refused with {@link StoreCorruptedException}; nothing in it is
- * written. Partitions found on disk but not configured are left untouched (logged).
+ * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version), {@code <data.dir>/SLUICE.lock} (node lock) and
+ * {@code <data.dir>/partitions/<name>/} (one RocksDB directory per partition). Partitions found on disk but not
+ * configured are left untouched (logged).
+ *
+ * <p><b>Open.</b> Two phases. Checks, writing nothing: options ({@link #validate}), layout and marker, the node lock
+ * (taken here when the store exists), then every configured partition ({@link StoreCheck}: state, LOCK, WALs, read-only
+ * RocksDB open, SSTs). Only when all pass: the Env, the marker and directories of a new store, cleared leftovers of
+ * interrupted partition creations, then each partition's DB. A refusal in the first phase leaves the store
+ * byte-for-byte unchanged and creates nothing.
  *
  * <p><b>Close order.</b> partitions refuse new requests (admitted async ones still run) → control plane → queued
  * manual compactions dropped → async pool drained (≤ 60 s, the rest failed) → running manual compaction aborted
@@ -83,6 +88,7 @@ final class NodeImpl implements SluiceNode {
     private final ControlEventLog events;
     private final NodeMetrics metrics;
     private ControlPlane plane;
+    private StoreCheck.StoreLock storeLock; // <data.dir>/SLUICE.lock, held until close
     private NodeSnapshot previousNode;
     private volatile boolean closed;
 
@@ -161,14 +167,50 @@ final class NodeImpl implements SluiceNode {
         RocksDB.loadLibrary();
         Profile profile = Profiles.get(config.profile());
         List<ControlLoopProvider> providers = resolveControls(config);
-        StorageEnv env = openEnv(config);
+        // Phase 1 — checks only: nothing is created, opened for writing or rewritten until every partition passed.
+        StoreCheck.StoreLock lock = null;
+        Map<String, StoreCheck.State> states = new LinkedHashMap<>();
+        try {
+            if (inspectLayout(config.dataDir())) {
+                lock = StoreCheck.StoreLock.acquire(config.dataDir());
+            }
+            for (String name : config.partitions()) {
+                Path dir = config.dataDir().resolve("partitions").resolve(name);
+                StoreCheck.State state = StoreCheck.classify(name, dir);
+                if (state == StoreCheck.State.EXISTING) {
+                    StoreCheck.checkExisting(name, dir, profile);
+                }
+                states.put(name, state);
+            }
+        } catch (IOException e) {
+            releaseAfterRefusal(lock);
+            throw new SluiceException("cannot read data directory " + config.dataDir() + ": " + e, e);
+        } catch (RuntimeException e) {
+            releaseAfterRefusal(lock);
+            throw e;
+        }
+        // Phase 2 — create and open.
+        StorageEnv env;
         NodeImpl node;
         try {
+            env = openEnv(config);
+        } catch (RuntimeException e) {
+            releaseAfterRefusal(lock);
+            throw e;
+        }
+        try {
             prepareLayout(config.dataDir());
+            if (lock == null) {
+                lock = StoreCheck.StoreLock.acquire(config.dataDir());
+            }
             node = new NodeImpl(config, registry, ticker, env);
+            node.storeLock = lock;
         } catch (RuntimeException e) {
             if (env != null) {
                 env.close();
+            }
+            if (lock != null) {
+                lock.close();
             }
             if (e instanceof java.io.UncheckedIOException u) {
                 throw new SluiceException(u.getMessage(), u);
@@ -177,7 +219,7 @@ final class NodeImpl implements SluiceNode {
         }
         try {
             for (String name : config.partitions()) {
-                node.openPartition(name, profile);
+                node.openPartition(name, profile, states.get(name));
             }
             node.logUnconfiguredPartitions();
             node.startControl(providers);
@@ -185,6 +227,12 @@ final class NodeImpl implements SluiceNode {
         } catch (RuntimeException e) {
             node.close();
             throw e;
+        }
+    }
+
+    private static void releaseAfterRefusal(StoreCheck.StoreLock lock) {
+        if (lock != null) {
+            lock.releaseAfterRefusal();
         }
     }
 
@@ -285,26 +333,49 @@ final class NodeImpl implements SluiceNode {
 
     // ---- layout ----
 
+    /**
+     * Checks the data directory without writing: true when it is an existing Sluice store, false when it is absent,
+     * empty or an interrupted creation (only {@code SLUICE.tmp}); throws when it is something else.
+     */
+    private static boolean inspectLayout(Path dir) throws IOException {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new StoreCorruptedException(SluiceConfig.DATA_DIR + " " + dir + " exists but is not a directory");
+        }
+        Path marker = dir.resolve(MARKER);
+        if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker) && !onlyMarkerTemp(dir)) {
+            throw new StoreCorruptedException(dir + " is not empty and is not a Sluice store (no " + MARKER
+                    + " file); Sluice will not write to it. Use an empty or new directory.");
+        }
+        if (!Files.exists(marker)) {
+            return false;
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(marker)))
+                    .toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new StoreCorruptedException("the store marker " + marker
+                    + " is not text (binary or damaged content), so this is not a readable Sluice store; the store was"
+                    + " left untouched");
+        }
+        Properties p = new Properties();
+        p.load(new java.io.StringReader(text));
+        String format = p.getProperty("format");
+        if (!FORMAT.equals(format)) {
+            throw new StoreCorruptedException("the store marker " + marker + " says format=" + format
+                    + ", but this Sluice reads format " + FORMAT + "; the store was left untouched");
+        }
+        return true;
+    }
+
+    /** Creates the marker and the partitions directory when the store does not exist yet (after inspectLayout). */
     private static void prepareLayout(Path dir) {
         try {
-            if (Files.exists(dir) && !Files.isDirectory(dir)) {
-                throw new StoreCorruptedException(SluiceConfig.DATA_DIR + " " + dir + " exists but is not a directory");
-            }
-            Path marker = dir.resolve(MARKER);
-            if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker) && !onlyMarkerTemp(dir)) {
-                throw new StoreCorruptedException(dir + " is not empty and is not a Sluice store (no " + MARKER
-                        + " file); Sluice will not write to it. Use an empty or new directory.");
-            }
-            if (Files.exists(marker)) {
-                Properties p = new Properties();
-                try (var r = Files.newBufferedReader(marker, StandardCharsets.UTF_8)) {
-                    p.load(r);
-                }
-                String format = p.getProperty("format");
-                if (!FORMAT.equals(format)) {
-                    throw new StoreCorruptedException(marker + " says format=" + format
-                            + ", but this Sluice reads format " + FORMAT + "; the store was left untouched");
-                }
+            if (inspectLayout(dir)) {
                 return;
             }
             // Marker first (written, fsynced, renamed, directory fsynced), then the partitions directory: a crash at
@@ -322,22 +393,12 @@ final class NodeImpl implements SluiceNode {
                                 .getBytes(StandardCharsets.UTF_8)));
                 ch.force(true);
             }
-            Files.move(tmp, marker, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, dir.resolve(MARKER), StandardCopyOption.ATOMIC_MOVE);
             fsyncDirectory(dir);
             Files.createDirectories(dir.resolve("partitions"));
             fsyncDirectory(dir);
         } catch (IOException e) {
             throw new SluiceException("cannot prepare data directory " + dir + ": " + e, e);
-        }
-    }
-
-    /**
-     * True when the directory is empty or holds only what RocksDB writes before it creates a new DB ({@code LOCK},
-     * info {@code LOG*}): a first open that crashed or failed midway, which is safe to create again.
-     */
-    static boolean onlyCreationLeftovers(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).allMatch(n -> n.equals("LOCK") || n.startsWith("LOG"));
         }
     }
 
@@ -373,25 +434,21 @@ final class NodeImpl implements SluiceNode {
 
     // ---- partitions ----
 
-    private void openPartition(String name, Profile profile) {
+    /** Opens (or creates) a partition that {@link StoreCheck} already checked; {@code state} is what it found. */
+    private void openPartition(String name, Profile profile, StoreCheck.State state) {
         Path dir = config.dataDir().resolve("partitions").resolve(name);
-        boolean existing;
+        boolean existing = state == StoreCheck.State.EXISTING;
         try {
-            existing = Files.isDirectory(dir) && !onlyCreationLeftovers(dir);
-            if (existing && !Files.exists(dir.resolve("CURRENT"))) {
-                throw new StoreCorruptedException(
-                        "partition '" + name + "' at " + dir
-                                + " has files but no CURRENT file: it is not a RocksDB store or is damaged; Sluice did not touch it");
+            if (state == StoreCheck.State.INTERRUPTED_CREATION) {
+                List<String> removed = StoreCheck.clearCreationLeftovers(dir);
+                log.warn(
+                        "partition '{}' at {}: its creation was interrupted before CURRENT was written (a crash);"
+                                + " removed the leftovers {} and creating it again",
+                        name,
+                        dir,
+                        removed);
             }
             Files.createDirectories(dir);
-            if (existing) {
-                List<String> walProblems = WalCheck.check(dir);
-                if (!walProblems.isEmpty()) {
-                    throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": write-ahead log "
-                            + String.join("; ", walProblems) + ". Sluice did not open or change it. Restore it from a"
-                            + " backup, or salvage what precedes the damage with RocksDB's ldb tool.");
-                }
-            }
         } catch (IOException e) {
             throw new SluiceException("partition '" + name + "': cannot create " + dir + ": " + e, e);
         }
@@ -406,7 +463,7 @@ final class NodeImpl implements SluiceNode {
         PartitionListener listener = new PartitionListener(
                 name, env == null ? (n, l) -> {} : (n, l) -> env.updateFileLevels(name, Map.of(n, l)));
         ConcurrentTaskLimiterImpl limiter = new ConcurrentTaskLimiterImpl("sluice-" + name, -1);
-        Options options = new Options();
+        Options options = StoreCheck.newOptions(); // track_and_verify_wals_in_manifest
         BlockBasedTableConfig table = new BlockBasedTableConfig();
         RocksDB db;
         try {
@@ -426,6 +483,7 @@ final class NodeImpl implements SluiceNode {
             options.setCreateIfMissing(!existing)
                     .setErrorIfExists(false)
                     .setParanoidChecks(true)
+                    .setWalRecoveryMode(org.rocksdb.WALRecoveryMode.PointInTimeRecovery) // see WalCheck
                     .setEnableThreadTracking(true) // compaction progress for LsmSnapshot.l0MergeProgress
                     .setStatistics(stats)
                     .setListeners(List.of(listener))
@@ -478,8 +536,8 @@ final class NodeImpl implements SluiceNode {
         if (st != null && st.getCode() == Status.Code.Corruption || existing && missingFile) {
             return new StoreCorruptedException(
                     "partition '" + name + "' at " + dir + " is corrupted (" + msg
-                            + "); Sluice did not change its data files (RocksDB may have rotated its info LOG). Restore it from"
-                            + " a backup or inspect it with RocksDB's ldb tool.",
+                            + "); RocksDB found it while opening, after Sluice's read-only checks had passed. Restore it"
+                            + " from a backup or inspect it with RocksDB's ldb tool.",
                     e);
         }
         if (msg.contains("/LOCK:") || msg.contains("While lock file")) {
@@ -727,6 +785,9 @@ final class NodeImpl implements SluiceNode {
         }
         events.close();
         metrics.close();
+        if (storeLock != null) {
+            storeLock.close();
+        }
         if (first != null) {
             throw first;
         }

@@ -1,7 +1,9 @@
 package dev.sluice.core;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,31 +11,58 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Checks a partition's write-ahead logs before RocksDB opens them.
+ * Checks a partition's write-ahead logs before RocksDB opens them, and tells damage from a power cut's lost unsynced
+ * tail.
  *
  * <p><b>Why.</b> On RocksDB 9.10 a checksum failure in the middle of a WAL either makes {@code DB::Open} spin forever
- * (facebook/rocksdb#13333) or, with the default point-in-time recovery, opens the DB having silently dropped every
- * record from the bad one on — acknowledged, fsynced writes included (measured: corrupting bytes 100–107 of a WAL of
- * 1000 synced puts opened with 0 of them present). Neither is acceptable for a store, so Sluice reads the WALs first.
+ * (facebook/rocksdb#13333) or, with point-in-time recovery, opens the DB having silently dropped every record from the
+ * bad one on — acknowledged, fsynced writes included (measured: corrupting bytes 100–107 of a WAL of 1000 synced puts
+ * opened with 0 of them present). So Sluice reads the WALs first.
  *
- * <p><b>Rule.</b> A record whose checksum fails <em>and is followed by a valid record</em> is corruption: the open is
- * refused with {@link StoreCorruptedException} naming the file and offset, and nothing is written. A bad or torn record
- * with nothing valid after it is the normal tail of a crash (an unfinished write) and is left to RocksDB's recovery.
+ * <p><b>Recovery mode.</b> Sluice opens with {@code WALRecoveryMode.kPointInTimeRecovery} (RocksDB's default, set
+ * explicitly; the mode RocksDB's maintainers recommend after a machine crash): replay stops at the first bad record and
+ * the DB is consistent as of the record before it.
+ *
+ * <p><b>Rule.</b> Every {@link WriteMode#SYNC} write carries {@link #SYNC_MARK} as WAL-only log data ({@code
+ * WriteBatch::PutLogData}; never applied to the DB). When a record is bad (checksum mismatch, length past its block,
+ * broken fragment sequence):
+ *
+ * <ul>
+ *   <li>nothing valid after it: the torn tail of a crash — recovered by RocksDB;
+ *   <li>a SYNC-marked record after it: the bad bytes precede an fsync that was acknowledged, so they were on stable
+ *       storage and are <em>damage</em> — refused ({@link StoreCorruptedException}, naming file and offsets);
+ *   <li>only unmarked (ASYNC) records after it, and the bad record holds a 4 KiB-aligned page of zeros: the shape of a
+ *       power cut with {@code writes.sync=false} (page cache pages written back out of order; the lost ones read as
+ *       zeros) — opened; point-in-time recovery keeps everything before the hole, and what it drops was never fsynced
+ *       (logged as a warning);
+ *   <li>otherwise (non-zero garbage, e.g. a flipped byte, followed by valid records): damage — refused.
+ * </ul>
+ *
+ * So an acknowledged SYNC write is never dropped silently: it either survives or the open is refused. (WALs written
+ * before SYNC writes were marked hold no mark; for them only the zero-page shape is accepted.)
  *
  * <p><b>Format</b> (RocksDB {@code db/log_format.h}): 32 KiB blocks; a record never crosses a block; header = masked
  * CRC32C (4 B, little endian) + length (2 B) + type (1 B), plus a 4-byte log number for the recyclable types 5–8 and
- * 11; the CRC covers the type byte, the log number if any, and the payload; block tails shorter than a header, and
- * zero-filled (preallocated) space, are padding. Cost: one sequential read of the WALs at open (CRC32C is intrinsic on
- * x86-64: GB/s).
+ * 11; types 1/5 FULL, 2/6 FIRST, 3/7 MIDDLE, 4/8 LAST; the CRC covers the type byte, the log number if any, and the
+ * payload; block tails shorter than a header, and zero-filled (preallocated) space, are padding. Cost: one sequential
+ * read of the WALs at open (CRC32C is intrinsic on x86-64: GB/s).
  */
 final class WalCheck {
+    private static final Logger log = LoggerFactory.getLogger(WalCheck.class);
+
     private WalCheck() {}
 
     static final int BLOCK = 32 * 1024;
+    private static final int PAGE = 4096;
     private static final int HEADER = 7;
     private static final int RECYCLABLE_HEADER = 11;
+
+    /** WAL-only log data appended to every SYNC write batch (RocksPartition); 16 bytes no user data is likely to hold. */
+    static final byte[] SYNC_MARK = "\u0000sluice:SYNC-v1\u0000".getBytes(StandardCharsets.ISO_8859_1);
 
     /** Problems found in the WAL files of {@code dir} (empty when every WAL is sound up to a possibly torn tail). */
     static List<String> check(Path dir) throws IOException {
@@ -47,10 +76,17 @@ final class WalCheck {
         return problems;
     }
 
-    /** A description of mid-file corruption in one WAL file, if any. */
+    /** A description of damage in one WAL file, if any (see the class comment for what counts as damage). */
     static Optional<String> checkFile(Path wal) throws IOException {
         long firstBad = -1;
         String firstBadWhy = null;
+        boolean lostPageShape = false;
+        long firstValidAfter = -1;
+        long syncAfter = -1;
+        long recordsAfter = 0;
+        ByteArrayOutputStream logical = new ByteArrayOutputStream();
+        long logicalStart = -1;
+        boolean inFragmented = false;
         byte[] block = new byte[BLOCK];
         long blockStart = 0;
         try (InputStream in = Files.newInputStream(wal)) {
@@ -61,7 +97,16 @@ final class WalCheck {
                     int len = (block[pos + 4] & 0xFF) | (block[pos + 5] & 0xFF) << 8;
                     int type = block[pos + 6] & 0xFF;
                     if (type == 0 && len == 0 && isZero(block, pos, Math.min(n, pos + HEADER))) {
-                        break; // zero padding / preallocated space: rest of the block is empty
+                        // Zeros: preallocated space at the end of the file, or — if valid records follow — a hole
+                        // (RocksDB skips the rest of the block and goes on).
+                        if (firstBad < 0) {
+                            firstBad = blockStart + pos;
+                            firstBadWhy = "zero-filled hole";
+                            lostPageShape = true;
+                        }
+                        logical.reset();
+                        inFragmented = false;
+                        break;
                     }
                     int header = type >= 5 && type <= 8 || type == 11 ? RECYCLABLE_HEADER : HEADER;
                     String why = null;
@@ -83,14 +128,39 @@ final class WalCheck {
                         if (firstBad < 0) {
                             firstBad = blockStart + pos;
                             firstBadWhy = why;
+                            lostPageShape = hasZeroPage(block, pos, Math.min(n, pos + header + len));
                         }
+                        logical.reset();
+                        inFragmented = false;
                         break; // cannot resynchronize inside a block: go on with the next one
                     }
+                    // a valid physical record: reassemble logical records to look for the SYNC mark
+                    int base = type >= 5 && type <= 8 ? type - 4 : type;
+                    long at = blockStart + pos;
+                    if (base == 1 || base == 2) {
+                        logical.reset();
+                        logicalStart = at;
+                        inFragmented = base == 2;
+                        logical.write(block, pos + header, len);
+                    } else if ((base == 3 || base == 4) && inFragmented) {
+                        logical.write(block, pos + header, len);
+                    } else if (base == 3 || base == 4) {
+                        logical.reset(); // a fragment whose start was lost: cannot tell what it holds
+                    }
+                    boolean complete = base == 1 || base == 4 && inFragmented;
+                    if (base == 4) {
+                        inFragmented = false;
+                    }
                     if (firstBad >= 0) {
-                        return Optional.of(
-                                wal.getFileName() + " is corrupted at offset " + firstBad + " (" + firstBadWhy
-                                        + ") and valid records follow at offset " + (blockStart + pos)
-                                        + ": RocksDB would drop acknowledged writes (or hang) recovering it");
+                        if (firstValidAfter < 0) {
+                            firstValidAfter = at;
+                        }
+                        if (complete) {
+                            recordsAfter++;
+                            if (syncAfter < 0 && contains(logical.toByteArray(), SYNC_MARK)) {
+                                syncAfter = logicalStart;
+                            }
+                        }
                     }
                     pos += header + len;
                 }
@@ -100,7 +170,173 @@ final class WalCheck {
                 }
             }
         }
-        return Optional.empty();
+        if (firstBad < 0 || firstValidAfter < 0) {
+            return Optional.empty(); // sound, or a torn tail
+        }
+        String where = wal.getFileName() + " is corrupted at offset " + firstBad + " (" + firstBadWhy + ")";
+        if (syncAfter >= 0) {
+            return Optional.of(where + " and valid records follow at offset " + firstValidAfter
+                    + ", among them an acknowledged SYNC write at offset " + syncAfter
+                    + ": the damaged bytes had been fsynced, so this is damage, not a lost unsynced tail; RocksDB would"
+                    + " drop acknowledged writes (or hang) recovering it");
+        }
+        if (lostPageShape) {
+            log.warn(
+                    "{}: {} valid records follow at offset {}, none of them a SYNC write, and the bad record holds a"
+                            + " zeroed 4 KiB page: the shape of a power cut that lost unsynced (ASYNC) writes. Opening"
+                            + " with point-in-time recovery: everything before offset {} is kept; the {} records"
+                            + " after it were never fsynced and RocksDB may drop them",
+                    where,
+                    recordsAfter,
+                    firstValidAfter,
+                    firstBad,
+                    recordsAfter);
+            return Optional.empty();
+        }
+        return Optional.of(where + " and valid records follow at offset " + firstValidAfter
+                + " (the bad bytes are not a zeroed page, as a power cut leaves them): RocksDB would drop"
+                + " acknowledged writes (or hang) recovering it");
+    }
+
+    /**
+     * Calls {@code sink} with the payload of every intact logical record of {@code wal} (a WriteBatch each), in file
+     * order; bad records and fragments whose start is missing are skipped.
+     */
+    static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink) throws IOException {
+        ByteArrayOutputStream logical = new ByteArrayOutputStream();
+        boolean inFragmented = false;
+        byte[] block = new byte[BLOCK];
+        try (InputStream in = Files.newInputStream(wal)) {
+            int n;
+            while ((n = in.readNBytes(block, 0, BLOCK)) > 0) {
+                int pos = 0;
+                while (pos + HEADER <= n) {
+                    int len = (block[pos + 4] & 0xFF) | (block[pos + 5] & 0xFF) << 8;
+                    int type = block[pos + 6] & 0xFF;
+                    int header = type >= 5 && type <= 8 || type == 11 ? RECYCLABLE_HEADER : HEADER;
+                    if (type == 0 || pos + header + len > n || !crcOk(block, pos, header, len)) {
+                        logical.reset();
+                        inFragmented = false;
+                        break;
+                    }
+                    int base = type >= 5 && type <= 8 ? type - 4 : type;
+                    if (base == 1) {
+                        sink.accept(java.util.Arrays.copyOfRange(block, pos + header, pos + header + len));
+                        inFragmented = false;
+                    } else if (base == 2) {
+                        logical.reset();
+                        logical.write(block, pos + header, len);
+                        inFragmented = true;
+                    } else if ((base == 3 || base == 4) && inFragmented) {
+                        logical.write(block, pos + header, len);
+                        if (base == 4) {
+                            sink.accept(logical.toByteArray());
+                            inFragmented = false;
+                        }
+                    }
+                    pos += header + len;
+                }
+                if (n < BLOCK) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private static boolean crcOk(byte[] block, int pos, int header, int len) {
+        CRC32C crc = new CRC32C();
+        crc.update(block, pos + 6, 1 + (header - HEADER));
+        crc.update(block, pos + header, len);
+        int expected = (block[pos] & 0xFF)
+                | (block[pos + 1] & 0xFF) << 8
+                | (block[pos + 2] & 0xFF) << 16
+                | (block[pos + 3] & 0xFF) << 24;
+        return mask((int) crc.getValue()) == expected;
+    }
+
+    /**
+     * The (key, value) pairs a WriteBatch ({@code db/write_batch.cc}: 8-byte sequence, 4-byte count, then tagged
+     * entries) puts, added to {@code puts} as {@link #entry}; false if it holds an entry type this parser does not know
+     * (then nothing can be concluded from it). Deletions and log data are skipped.
+     */
+    static boolean batchPuts(byte[] b, java.util.Set<java.nio.ByteBuffer> puts) {
+        int[] pos = {12};
+        try {
+            while (pos[0] < b.length) {
+                int tag = b[pos[0]++] & 0xFF;
+                switch (tag) {
+                    case 0x0, 0x7, 0x3 -> slice(b, pos); // deletion, single deletion, log data
+                    case 0x1 -> puts.add(entry(slice(b, pos), slice(b, pos))); // value
+                    case 0x4, 0x8 -> { // column family deletion, single deletion
+                        varint(b, pos);
+                        slice(b, pos);
+                    }
+                    case 0x5 -> { // column family value
+                        varint(b, pos);
+                        puts.add(entry(slice(b, pos), slice(b, pos)));
+                    }
+                    default -> {
+                        return false; // merge, range deletion, transactions...: Sluice writes none of them
+                    }
+                }
+            }
+            return true;
+        } catch (IndexOutOfBoundsException e) {
+            return false;
+        }
+    }
+
+    /** A (key, value) pair as one comparable buffer: 4-byte key length, key, value. */
+    static java.nio.ByteBuffer entry(byte[] key, byte[] value) {
+        java.nio.ByteBuffer e = java.nio.ByteBuffer.allocate(4 + key.length + value.length);
+        e.putInt(key.length).put(key).put(value);
+        return e.flip();
+    }
+
+    private static int varint(byte[] b, int[] pos) {
+        int v = 0;
+        for (int shift = 0; shift <= 28; shift += 7) {
+            int x = b[pos[0]++] & 0xFF;
+            v |= (x & 0x7F) << shift;
+            if (x < 0x80) {
+                return v;
+            }
+        }
+        throw new IndexOutOfBoundsException("varint too long");
+    }
+
+    private static byte[] slice(byte[] b, int[] pos) {
+        int len = varint(b, pos);
+        if (len < 0 || pos[0] + len > b.length) {
+            throw new IndexOutOfBoundsException("slice past the batch");
+        }
+        byte[] k = java.util.Arrays.copyOfRange(b, pos[0], pos[0] + len);
+        pos[0] += len;
+        return k;
+    }
+
+    /** Whether the bad record {@code [from, to)} of the block holds a 4 KiB-aligned page (or its part in the record) of zeros. */
+    private static boolean hasZeroPage(byte[] block, int from, int to) {
+        // blocks are 32 KiB-aligned in the file, so block-relative page alignment is file page alignment
+        for (int p = (from + PAGE - 1) / PAGE * PAGE; p < to; p += PAGE) {
+            if (isZero(block, p, Math.min(to, p + PAGE))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private static boolean isZero(byte[] b, int from, int to) {

@@ -80,7 +80,7 @@ class StoreLayoutTest {
                 .isInstanceOf(StoreCorruptedException.class)
                 .hasMessageContaining("partition 'default'")
                 .hasMessageContaining("corrupted")
-                .hasMessageContaining("did not change its data files");
+                .hasMessageContaining("Sluice did not open or change it");
         assertThat(hashes(dir)).isEqualTo(before);
     }
 

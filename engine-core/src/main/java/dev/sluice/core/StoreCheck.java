@@ -1,0 +1,529 @@
+package dev.sluice.core;
+
+import dev.sluice.core.spi.Profile;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LiveFileMetaData;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.SstFileReader;
+import org.rocksdb.SstFileReaderIterator;
+
+/**
+ * Read-only checks run on every configured partition <em>before</em> the node opens or creates anything, so that a
+ * refused open leaves the store byte-for-byte unchanged (info LOGs included) and creates nothing.
+ *
+ * <p><b>Partition states.</b> No directory: absent (created later). A directory without {@code CURRENT} holding only
+ * what RocksDB 9.10 writes while it creates a DB, before {@code CURRENT} ({@code LOCK}, info {@code LOG*},
+ * {@code IDENTITY}, {@code *.dbtmp}, {@code MANIFEST-000001}): an interrupted creation, cleared and created again. A
+ * directory without {@code CURRENT} holding anything else (a WAL, an SST, an OPTIONS file...) may hold data: refused.
+ *
+ * <p><b>Existing partitions</b> are checked in this order, all without writing: (1) the partition's {@code LOCK} is not
+ * held by another process or another RocksDB handle in this JVM (read from {@code /proc/locks}; probing with a lock of
+ * our own would release RocksDB's fcntl lock when closed, if this process held it); (2) the WALs ({@link WalCheck});
+ * (3) RocksDB opens it read-only (which purges nothing and, with a silent logger, writes no info LOG) with
+ * {@code track_and_verify_wals_in_manifest}, so a missing MANIFEST, a MANIFEST that does not parse, or a WAL the MANIFEST
+ * tracks but that is gone, is refused; (4) every SST file in the directory is either in the recovered version or a
+ * crash orphan whose every key is still readable in the recovered state (see {@link #checkOrphans}).
+ */
+final class StoreCheck {
+    private StoreCheck() {}
+
+    enum State {
+        ABSENT,
+        INTERRUPTED_CREATION,
+        EXISTING
+    }
+
+    /** How a configured partition's directory looks; throws when it has no CURRENT but may hold data. */
+    static State classify(String name, Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return State.ABSENT;
+        }
+        if (!Files.isDirectory(dir)) {
+            throw new StoreCorruptedException(
+                    "partition '" + name + "' at " + dir + " is a file, not a directory; Sluice did not touch it");
+        }
+        if (Files.exists(dir.resolve("CURRENT"))) {
+            return State.EXISTING;
+        }
+        List<String> other = new ArrayList<>();
+        for (String n : list(dir)) {
+            if (!isCreationLeftover(n)) {
+                other.add(n);
+            }
+        }
+        if (other.isEmpty()) {
+            return State.INTERRUPTED_CREATION;
+        }
+        throw new StoreCorruptedException("partition '" + name + "' at " + dir + " has files but no CURRENT file ("
+                + String.join(", ", other.subList(0, Math.min(5, other.size())))
+                + (other.size() > 5 ? ", ..." : "")
+                + "): it is not a RocksDB store or is damaged, and may hold data; Sluice did not touch it");
+    }
+
+    /** What RocksDB's DB::Open(create_if_missing) writes before CURRENT exists. */
+    static boolean isCreationLeftover(String n) {
+        return n.equals("LOCK")
+                || n.equals("LOG")
+                || n.startsWith("LOG.old.")
+                || n.equals("IDENTITY")
+                || n.endsWith(".dbtmp")
+                || n.equals("MANIFEST-000001");
+    }
+
+    /** Deletes the leftovers of an interrupted creation (only names {@link #isCreationLeftover} accepts). */
+    static List<String> clearCreationLeftovers(Path dir) throws IOException {
+        List<String> removed = new ArrayList<>();
+        for (String n : list(dir)) {
+            if (!isCreationLeftover(n)) {
+                throw new StoreCorruptedException(dir + " changed while opening: unexpected file " + n);
+            }
+            Files.delete(dir.resolve(n));
+            removed.add(n);
+        }
+        return removed;
+    }
+
+    /** Every check of an existing partition; throws {@link StoreCorruptedException} or {@link SluiceException}. */
+    static void checkExisting(String name, Path dir, Profile profile) throws IOException {
+        Optional<String> holder = lockHolder(dir.resolve("LOCK"));
+        if (holder.isPresent()) {
+            throw new SluiceException("partition '" + name + "' at " + dir + " is already open (its LOCK is held by "
+                    + holder.get() + "); Sluice opened nothing");
+        }
+        List<String> walProblems = WalCheck.check(dir);
+        if (!walProblems.isEmpty()) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": write-ahead log "
+                    + String.join("; ", walProblems) + ". Sluice did not open or change it. Restore it from a"
+                    + " backup, or salvage what precedes the damage with RocksDB's ldb tool.");
+        }
+        checkRecoverable(name, dir, profile);
+    }
+
+    // ---- RocksDB options shared by the check and the real open ----
+
+    /**
+     * New Options with {@code track_and_verify_wals_in_manifest} (not settable through the Java API of 9.10): the
+     * MANIFEST records each WAL's synced size, and an open refuses a tracked WAL that is missing or shorter.
+     */
+    static Options newOptions() {
+        Properties p = new Properties();
+        p.setProperty("track_and_verify_wals_in_manifest", "true");
+        try (DBOptions db = DBOptions.getDBOptionsFromProps(p);
+                ColumnFamilyOptions cf = new ColumnFamilyOptions()) {
+            if (db == null) {
+                throw new IllegalStateException("RocksDB refused track_and_verify_wals_in_manifest");
+            }
+            return new Options(db, cf);
+        }
+    }
+
+    /** Drops RocksDB's info log messages: a read-only check must not create or rotate the partition's LOG. */
+    private static final class SilentLogger extends org.rocksdb.Logger {
+        SilentLogger() {
+            super(InfoLogLevel.HEADER_LEVEL);
+        }
+
+        @Override
+        protected void log(InfoLogLevel level, String msg) {}
+    }
+
+    private static void checkRecoverable(String name, Path dir, Profile profile) throws IOException {
+        try (Options options = newOptions();
+                SilentLogger logger = new SilentLogger()) {
+            BlockBasedTableConfig table = new BlockBasedTableConfig();
+            profile.apply(options, table);
+            table.setNoBlockCache(true);
+            options.setTableFormatConfig(table)
+                    .setLogger(logger)
+                    .setCreateIfMissing(false)
+                    .setWalRecoveryMode(org.rocksdb.WALRecoveryMode.PointInTimeRecovery)
+                    .setParanoidChecks(true);
+            try (RocksDB ro = RocksDB.openReadOnly(options, dir.toString())) {
+                checkLiveWal(name, dir, ro);
+                Set<String> live = new TreeSet<>();
+                for (LiveFileMetaData f : ro.getLiveFilesMetaData()) {
+                    live.add(Path.of(f.fileName()).getFileName().toString());
+                }
+                for (String n : list(dir)) {
+                    if (n.endsWith(".sst") && !live.contains(n)) {
+                        checkOrphan(name, dir, n, ro, options);
+                    }
+                }
+            } catch (RocksDBException e) {
+                throw new StoreCorruptedException(
+                        "partition '" + name + "' at " + dir + " is corrupted (" + RocksPartition.describe(e)
+                                + "); Sluice did not open or change it. Restore it from a backup or inspect it with"
+                                + " RocksDB's ldb tool.",
+                        e);
+            }
+        }
+    }
+
+    /**
+     * The live WAL is not tracked in the MANIFEST by RocksDB 9.10 (only closed ones are), so deleting it — and the
+     * acknowledged writes not yet flushed in it — goes unnoticed by RocksDB. The recovered version's minimum log number
+     * to keep, L, names the oldest WAL that may hold unflushed writes; RocksDB creates the live WAL (numbered L or above)
+     * before it records L, and never deletes it. So no WAL numbered L or above on disk means one was removed: refused.
+     */
+    private static void checkLiveWal(String name, Path dir, RocksDB ro) throws RocksDBException, IOException {
+        String prop = ro.getProperty("rocksdb.min-log-number-to-keep");
+        long min;
+        try {
+            min = Long.parseLong(prop.trim());
+        } catch (NumberFormatException | NullPointerException e) {
+            return; // not known: nothing to check
+        }
+        if (min <= 0) {
+            return;
+        }
+        long newest = -1;
+        for (String n : list(dir)) {
+            if (n.endsWith(".log") && n.length() > 4) {
+                try {
+                    newest = Math.max(newest, Long.parseLong(n.substring(0, n.length() - 4)));
+                } catch (NumberFormatException e) {
+                    // not a WAL name
+                }
+            }
+        }
+        if (newest < min) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir
+                    + " is missing its write-ahead log: the MANIFEST says WALs numbered " + min
+                    + " and above hold writes not yet flushed, but "
+                    + (newest < 0 ? "there is no WAL" : "the newest WAL is " + newest)
+                    + ". Opening would silently lose acknowledged writes; Sluice did not open or change it. Put the WAL"
+                    + " back or restore the partition from a backup.");
+        }
+    }
+
+    /**
+     * An SST file the recovered version does not list. RocksDB would delete it at open. That is right for the output of
+     * a flush or compaction cut short by a crash (its edit never reached the MANIFEST; the data is still in the WAL or in
+     * the compaction's inputs), and wrong when the MANIFEST lost committed edits (truncated or torn by damage): then the
+     * file may be the only copy of acknowledged data.
+     *
+     * <p>The rule: the orphan is a crash leftover when every (key, value) it holds is also somewhere RocksDB keeps:
+     * the value the recovered state reads (read-only, WALs replayed), the value a live SST holds for the key (a
+     * compaction's output holds, for each key, the newest value among its inputs, which are still live; maybe shadowed
+     * since by a newer write or tombstone), or a put in a WAL on disk (a flush's source WAL is deleted only after the
+     * flush's edit is in the MANIFEST). Otherwise the open is refused, naming the file: the MANIFEST lost a committed
+     * flush, and the file holds the only copy of those values. Values are compared, not just keys, so an updated key
+     * whose newest value was only in the lost file is caught too. (Sluice writes no merges and sets no compaction
+     * filter, which could make a compaction's output differ from its inputs.)
+     */
+    private static void checkOrphan(String name, Path dir, String file, RocksDB ro, Options options)
+            throws IOException {
+        long keys = 0;
+        long missing = 0;
+        byte[] firstMissing = null;
+        Coverage coverage = null;
+        try (SstFileReader reader = new SstFileReader(options)) {
+            reader.open(dir.resolve(file).toString());
+            try (ReadOptions r = new ReadOptions().setVerifyChecksums(true);
+                    SstFileReaderIterator it = reader.newIterator(r);
+                    ReadOptions dbRead = new ReadOptions();
+                    RocksIterator db = ro.newIterator(dbRead)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    keys++;
+                    byte[] k = it.key();
+                    db.seek(k);
+                    byte[] v = it.value();
+                    if (db.isValid()
+                            && java.util.Arrays.equals(db.key(), k)
+                            && java.util.Arrays.equals(db.value(), v)) {
+                        continue;
+                    }
+                    if (coverage == null) {
+                        coverage = new Coverage(dir, ro, options);
+                    }
+                    if (!coverage.covers(k, v)) {
+                        missing++;
+                        if (firstMissing == null) {
+                            firstMissing = k;
+                        }
+                    }
+                }
+                it.status();
+                db.status();
+            }
+        } catch (RocksDBException e) {
+            throw new StoreCorruptedException(
+                    "partition '" + name + "' at " + dir + ": " + file + " is not in the recovered MANIFEST and cannot"
+                            + " be read (" + RocksPartition.describe(e) + "); Sluice did not open or change it",
+                    e);
+        } finally {
+            if (coverage != null) {
+                coverage.close();
+            }
+        }
+        boolean unparsed = coverage != null && coverage.walUnknown;
+        if (missing > 0) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": " + file
+                    + " is not in the version recovered from the MANIFEST, and " + missing + " of its " + keys
+                    + " keys (first: " + printable(firstMissing)
+                    + ") have a value in no live SST and no WAL: the MANIFEST lost"
+                    + " committed edits (truncated or damaged), and opening would delete that data. Sluice did not"
+                    + " open or change it. Restore the partition from a backup."
+                    + (unparsed ? " (Some WAL records hold entry types Sluice does not parse.)" : ""));
+        }
+    }
+
+    /** Where else a (key, value) may be: live SSTs (opened lazily, by key range) and the puts of every WAL on disk. */
+    private static final class Coverage implements AutoCloseable {
+        private final List<LiveFileMetaData> live;
+        private final Options options;
+        private final Path dir;
+        private final java.util.Map<String, SstFileReader> readers = new java.util.HashMap<>();
+        private final java.util.Map<String, SstFileReaderIterator> iterators = new java.util.HashMap<>();
+        private final ReadOptions read = new ReadOptions();
+        private final Set<java.nio.ByteBuffer> walPuts = new java.util.HashSet<>();
+        private boolean walUnknown;
+
+        Coverage(Path dir, RocksDB ro, Options options) throws IOException {
+            this.dir = dir;
+            this.options = options;
+            this.live = ro.getLiveFilesMetaData();
+            for (String n : list(dir)) {
+                if (n.endsWith(".log")) {
+                    WalCheck.forEachRecord(dir.resolve(n), batch -> {
+                        if (!WalCheck.batchPuts(batch, walPuts)) {
+                            walUnknown = true;
+                        }
+                    });
+                }
+            }
+        }
+
+        boolean covers(byte[] k, byte[] v) throws RocksDBException {
+            if (walPuts.contains(WalCheck.entry(k, v))) {
+                return true;
+            }
+            for (LiveFileMetaData f : live) {
+                if (java.util.Arrays.compareUnsigned(f.smallestKey(), k) > 0
+                        || java.util.Arrays.compareUnsigned(f.largestKey(), k) < 0) {
+                    continue;
+                }
+                String n = Path.of(f.fileName()).getFileName().toString();
+                SstFileReaderIterator it = iterators.get(n);
+                if (it == null) {
+                    SstFileReader r = new SstFileReader(options);
+                    readers.put(n, r);
+                    r.open(dir.resolve(n).toString());
+                    it = r.newIterator(read);
+                    iterators.put(n, it);
+                }
+                it.seek(k);
+                if (it.isValid() && java.util.Arrays.equals(it.key(), k) && java.util.Arrays.equals(it.value(), v)) {
+                    return true;
+                }
+            }
+            return false; // walUnknown: a batch this parser cannot read may hold k; refusing is the safe side
+        }
+
+        @Override
+        public void close() {
+            iterators.values().forEach(SstFileReaderIterator::close);
+            readers.values().forEach(SstFileReader::close);
+            read.close();
+        }
+    }
+
+    private static String printable(byte[] k) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < Math.min(k.length, 32); i++) {
+            int c = k[i] & 0xFF;
+            b.append(c >= 0x20 && c < 0x7F ? String.valueOf((char) c) : String.format("\\x%02x", c));
+        }
+        return b.append(k.length > 32 ? "..." : "").toString();
+    }
+
+    // ---- locks ----
+
+    /**
+     * Who holds a POSIX/OFD/flock lock on {@code lockFile}, from {@code /proc/locks} (Linux); empty when nobody does or
+     * when that cannot be known here (then RocksDB's own open still refuses a held LOCK, just not before the other
+     * partitions are opened).
+     */
+    static Optional<String> lockHolder(Path lockFile) {
+        Path procLocks = Path.of("/proc/locks");
+        if (!Files.exists(lockFile) || !Files.isReadable(procLocks)) {
+            return Optional.empty();
+        }
+        long ino;
+        long dev;
+        List<String> lines;
+        try {
+            ino = ((Number) Files.getAttribute(lockFile, "unix:ino")).longValue();
+            dev = ((Number) Files.getAttribute(lockFile, "unix:dev")).longValue();
+            lines = Files.readAllLines(procLocks);
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
+        long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
+        String self = Long.toString(ProcessHandle.current().pid());
+        for (String line : lines) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 6 || f[1].equals("->")) {
+                continue; // a waiter, not a holder
+            }
+            String[] id = f[5].split(":");
+            if (id.length != 3) {
+                continue;
+            }
+            try {
+                if (Long.parseLong(id[2]) == ino
+                        && Long.parseLong(id[0], 16) == major
+                        && Long.parseLong(id[1], 16) == minor) {
+                    return Optional.of(
+                            f[4].equals(self)
+                                    ? "this process (another node or RocksDB handle in this JVM)"
+                                    : "process " + f[4]);
+                }
+            } catch (NumberFormatException e) {
+                // not a line we understand
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The node-level lock {@code <data.dir>/SLUICE.lock}, taken with {@link FileChannel#tryLock()} before any partition
+     * is touched: it detects another node in this JVM (OverlappingFileLockException) and in another process.
+     */
+    static final class StoreLock implements AutoCloseable {
+        static final String NAME = "SLUICE.lock";
+        private final FileChannel channel;
+        private final FileLock lock;
+        private final Path file;
+        private final boolean created;
+        private boolean released;
+
+        private StoreLock(FileChannel channel, FileLock lock, Path file, boolean created) {
+            this.channel = channel;
+            this.lock = lock;
+            this.file = file;
+            this.created = created;
+        }
+
+        /**
+         * Lock files this JVM holds. Checked before a channel is opened: with POSIX locks, closing <em>any</em> channel
+         * on the file would release the holder's lock (FileChannel's documentation), so a refused second node in this
+         * JVM must not open one.
+         */
+        private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        static StoreLock acquire(Path dataDir) {
+            Path file = dataDir.resolve(NAME).toAbsolutePath().normalize();
+            try {
+                file = dataDir.toRealPath().resolve(NAME);
+            } catch (IOException e) {
+                // the directory does not exist yet: the normalized path is the key
+            }
+            if (!HELD.add(file)) {
+                throw new SluiceException("Sluice store " + dataDir + " is already open (" + file
+                        + " is held by another node in this JVM); Sluice opened nothing");
+            }
+            try {
+                return lock(dataDir, file);
+            } catch (RuntimeException e) {
+                HELD.remove(file);
+                throw e;
+            }
+        }
+
+        private static StoreLock lock(Path dataDir, Path file) {
+            boolean created = !Files.exists(file);
+            FileChannel ch = null;
+            try {
+                ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock l;
+                String holder = null;
+                try {
+                    l = ch.tryLock();
+                    if (l == null) {
+                        holder = "another process";
+                    }
+                } catch (OverlappingFileLockException e) {
+                    l = null;
+                    holder = "another node in this JVM";
+                }
+                if (l == null) {
+                    ch.close();
+                    if (created) {
+                        Files.deleteIfExists(file);
+                    }
+                    throw new SluiceException("Sluice store " + dataDir + " is already open (" + file + " is held by "
+                            + holder + "); Sluice opened nothing");
+                }
+                return new StoreLock(ch, l, file, created);
+            } catch (IOException e) {
+                if (ch != null) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // already failing
+                    }
+                }
+                throw new SluiceException("cannot lock Sluice store " + dataDir + ": " + file + ": " + e, e);
+            }
+        }
+
+        /** Releases the lock after a refused open; removes the lock file if this open created it. */
+        void releaseAfterRefusal() {
+            close();
+            if (created) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // an empty lock file left behind is harmless
+                }
+            }
+        }
+
+        @Override
+        public synchronized void close() {
+            if (released) {
+                return;
+            }
+            released = true;
+            try {
+                if (lock.isValid()) {
+                    lock.release();
+                }
+                channel.close();
+            } catch (IOException ignored) {
+                // closing the channel releases the lock in any case
+            } finally {
+                HELD.remove(file);
+            }
+        }
+    }
+
+    private static List<String> list(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+}
