@@ -19,9 +19,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
@@ -78,8 +78,13 @@ class InterruptedCreationE2eTest {
         Path b = dir.resolve("partitions/b");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(
-                        java, "-Xmx128m", "-cp", System.getProperty("java.class.path"), Creator.class.getName(),
-                        b.toString(), step)
+                        java,
+                        "-Xmx128m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Creator.class.getName(),
+                        b.toString(),
+                        step)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         try (BufferedReader r =
@@ -91,8 +96,12 @@ class InterruptedCreationE2eTest {
         }
         List<String> leftovers = files(b);
         System.out.println("killed at " + step + ": " + leftovers);
-        assertThat(leftovers).as("killed before CURRENT").doesNotContain("CURRENT").contains("LOCK");
-        SluiceConfig cfg = SluiceConfig.builder(dir).env("default").partitions("a", "b").build();
+        assertThat(leftovers)
+                .as("killed before CURRENT")
+                .doesNotContain("CURRENT")
+                .contains("LOCK");
+        SluiceConfig cfg =
+                SluiceConfig.builder(dir).env("default").partitions("a", "b").build();
         try (SluiceNode n = Sluice.open(cfg)) {
             assertThat(n.partition("a").get("k".getBytes())).isEqualTo("va".getBytes());
             assertThat(n.partition("b").get("k".getBytes())).isNull();

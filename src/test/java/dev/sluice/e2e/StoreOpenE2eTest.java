@@ -68,17 +68,16 @@ class StoreOpenE2eTest {
      */
     @Test
     void afterAPowerCutTheStoreOpensWithEverySyncWrite() throws Exception {
-        SluiceConfig cfg = SluiceConfig.builder(dir).env("priority").build();
+        SluiceConfig cfg =
+                SluiceConfig.builder(dir).env("priority").controls("test-hooks").build();
         SluiceNode node = Sluice.open(cfg);
+        PriorityEnv env = NodeHooks.ENVS.remove(cfg.partitions().get(0));
         for (int i = 0; i < 300; i++) {
             node.defaultPartition().put(key(i), ("sync" + i).getBytes(), WriteMode.SYNC);
         }
         for (int i = 300; i < 600; i++) {
             node.defaultPartition().put(key(i), ("async" + i).getBytes(), WriteMode.ASYNC);
         }
-        java.lang.reflect.Field f = node.getClass().getDeclaredField("env");
-        f.setAccessible(true);
-        PriorityEnv env = (PriorityEnv) f.get(node);
         PriorityEnv.PowerCut cut = env.powerCut();
         assertThat(cut.filesTruncated()).as("the WAL lost its unsynced tail").isPositive();
         try {
@@ -88,7 +87,9 @@ class StoreOpenE2eTest {
         }
         try (SluiceNode n = Sluice.open(cfg)) {
             for (int i = 0; i < 300; i++) {
-                assertThat(n.defaultPartition().get(key(i))).as("SYNC write %d", i).isEqualTo(("sync" + i).getBytes());
+                assertThat(n.defaultPartition().get(key(i)))
+                        .as("SYNC write %d", i)
+                        .isEqualTo(("sync" + i).getBytes());
             }
             int async = 0;
             for (int i = 300; i < 600; i++) {
@@ -115,7 +116,8 @@ class StoreOpenE2eTest {
             try {
                 m.put(
                         rel,
-                        HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
+                        HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p))));
             } catch (java.security.NoSuchAlgorithmException e) {
                 throw new AssertionError(e);
             }
