@@ -1,7 +1,7 @@
 // The RocksDB-facing part of the Sluice priority Env: a FileSystemWrapper whose files pass every I/O through one
 // classify -> fault check -> schedule -> (emulated device) -> real I/O -> account pipeline.
 //
-// Classification (DESIGN.md §3.3): file name first (WAL, MANIFEST and other metadata files), then
+// Classification (docs/architecture.md §3.3): file name first (WAL, MANIFEST and other metadata files), then
 // IOOptions::io_activity, then the calling thread's name (cached per native thread). Compaction I/O is split by level:
 // each thread keeps the lowest and highest "rank" (0 = L0, 1 = base level, 2 = next, ...) of the compaction input files
 // it has read recently, using the file-number -> level map pushed from Java plus the files this Env saw written by a

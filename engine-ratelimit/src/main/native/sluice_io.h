@@ -1,7 +1,7 @@
 // Sluice priority Env: the engine-neutral part (no RocksDB headers here).
 //
 // I/O classes, counters, the node scheduler, the contract-device model and the fault injector. The RocksDB-facing
-// FileSystemWrapper lives in priority_fs.cc, the JNI entry points in jni_bridge.cc. See DEVICE.md and SCHEDULING.md
+// FileSystemWrapper lives in priority_fs.cc, the JNI entry points in jni_bridge.cc. See DEVICE.md (the device model, "Scheduling policies")
 // next to the Java package dev.sluice.ratelimit.env for the equations and policies.
 //
 // Locking: per-I/O accounting uses relaxed atomics only. NodeScheduler::mu_ (only when a node policy is active),
@@ -138,7 +138,7 @@ struct ClassCap {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Node scheduler: arbitration between tiers of classes under a node budget (see SCHEDULING.md).
+// Node scheduler: arbitration between tiers of classes under a node budget (see DEVICE.md, "Scheduling policies").
 // ---------------------------------------------------------------------------------------------------------------
 enum PolicyKind : int { kPassThrough = 0, kStrictPriority = 1, kWeightedFair = 2, kTimeWindows = 3 };
 constexpr int kMaxTiers = 4;

@@ -22,6 +22,7 @@ import dev.sluice.ratelimit.admission.StaticAdmission;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -258,5 +259,55 @@ class RepositoryRulesTest {
         assertThat(threadReport)
                 .contains("Thread.<init>", "Thread.start()", "Executors.newSingleThreadExecutor()")
                 .doesNotContain("PureController");
+    }
+
+    /**
+     * Lines that cite something outside the repository: the private design notes it was built from, or work sessions
+     * instead of commits and dates. Users cannot follow such a reference; code and docs cite docs/, commits and papers.
+     */
+    static final java.util.regex.Pattern OUTSIDE_CITATION = java.util.regex.Pattern.compile(
+            "\\.\\./shared/|\\b(DESIGN|SCHEDULING|CONVENTIONS)\\.md\\b|\\b[Ss]essions? [0-9]|\\bsession-[0-9]");
+
+    @Test
+    void codeAndDocsCiteOnlyWhatIsInTheRepository() throws IOException, InterruptedException {
+        assertThat(OUTSIDE_CITATION.matcher("see DESIGN.md §3.3").find()).isTrue();
+        assertThat(OUTSIDE_CITATION.matcher("measured in session 4").find()).isTrue();
+        assertThat(OUTSIDE_CITATION
+                        .matcher("see docs/architecture.md §3.3 (YCSB's session store)")
+                        .find())
+                .isFalse();
+        Process git = new ProcessBuilder("git", "-C", ROOT.toString(), "ls-files", "-z")
+                .redirectErrorStream(true)
+                .start();
+        String listing = new String(git.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                git.waitFor() == 0, "not a git checkout: the tracked files cannot be listed");
+        List<String> offending = new ArrayList<>();
+        int scanned = 0;
+        for (String name : listing.split("\0")) {
+            if (name.isEmpty()
+                    || name.endsWith(".png")
+                    || name.endsWith(".jar")
+                    || name.endsWith("RepositoryRulesTest.java")) {
+                continue;
+            }
+            Path f = ROOT.resolve(name);
+            if (!Files.isRegularFile(f)) {
+                continue;
+            }
+            byte[] bytes = Files.readAllBytes(f);
+            String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            scanned++;
+            String[] lines = text.split("\n", -1);
+            for (int n = 0; n < lines.length; n++) {
+                if (OUTSIDE_CITATION.matcher(lines[n]).find()) {
+                    offending.add(name + ":" + (n + 1) + ": " + lines[n].strip());
+                }
+            }
+        }
+        assertThat(scanned).as("tracked files scanned").isGreaterThan(100);
+        assertThat(offending)
+                .as("cite docs/, commits, dates or papers instead of files outside the repository or work sessions")
+                .isEmpty();
     }
 }

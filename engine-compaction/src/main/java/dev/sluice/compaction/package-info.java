@@ -1,5 +1,5 @@
 /**
- * Compaction control (DESIGN.md §3.4): ADOC's dataflow-overflow tuner (ADOC §5), FlexEngine's two-stage compaction
+ * Compaction control (docs/architecture.md §3.4): ADOC's dataflow-overflow tuner (ADOC §5), FlexEngine's two-stage compaction
  * deferral (FlexEngine §4.3), vLSM's short, narrow compaction chains (vLSM §4) and CruiseDB's compaction priority
  * (CruiseDB §VI-B), each a pure {@code ControlLoop} registered through {@code ControlLoopProvider}. Not built yet.
  *

@@ -73,7 +73,7 @@ public final class Profiles {
      *       and its compaction. When L0→L1 merges lag, the backlog collects in L0 rather than in memory as it would in
      *       SP-LSM; admission sees it only with {@code watermark.source = unmerged} (memtables + L0, see
      *       {@code dev.sluice.ratelimit.admission.WatermarkSource}). Measured on the emulated disk (cruise-a-variant,
-     *       session 1): L0 grew to 14 files (~900 MB) while the memtable watermark stayed under 13 %.
+     *       before 6e7ee63): L0 grew to 14 files (~900 MB) while the memtable watermark stayed under 13 %.
      *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
      * </ul>
      */

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The thin binding between decisions and an engine (DESIGN.md §2.3). Every method is one knob, applied to one partition,
+ * The thin binding between decisions and an engine (docs/architecture.md §2.3). Every method is one knob, applied to one partition,
  * and returns once the engine accepted the change; none starts work that blocks the caller for long (manual compactions
  * are queued). {@code RocksActuators} maps these to rocksdbjni; the Cassandra plugin maps them to Cassandra's knobs.
  * A knob an engine cannot turn throws {@link UnsupportedOperationException} with a message naming it.

@@ -4,7 +4,7 @@ import dev.sluice.core.sensor.NodeSnapshot;
 import java.util.List;
 
 /**
- * A pure controller (DESIGN.md §2.2): given the node's latest snapshot and the current ticker time, return the actions
+ * A pure controller (docs/architecture.md §2.2): given the node's latest snapshot and the current ticker time, return the actions
  * to take now (often none). It keeps its own state between calls, reads time only through {@code nowNanos}, starts no
  * thread and touches no engine — so it can be tested with scripted snapshots and a fake clock, and reused for Cassandra.
  *

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the single control thread (DESIGN.md §2). Each tick: sample a {@link NodeSnapshot}; ask every {@link
+ * Owns the single control thread (docs/architecture.md §2). Each tick: sample a {@link NodeSnapshot}; ask every {@link
  * ControlLoop} in configured order for its actions; reconcile; apply through {@link Actuators}; record every action as
  * a {@link ControlEvent}; notify snapshot listeners.
  *

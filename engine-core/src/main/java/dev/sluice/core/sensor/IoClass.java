@@ -1,7 +1,7 @@
 package dev.sluice.core.sensor;
 
 /**
- * The I/O classes the priority Env tells apart (DESIGN.md §3.3). Order is the default urgency, most urgent first.
+ * The I/O classes the priority Env tells apart (docs/architecture.md §3.3). Order is the default urgency, most urgent first.
  *
  * <p>COMPACTION_L0 covers the inputs and outputs of L0→L1 and intra-L0 compactions; COMPACTION_HIGH covers compactions
  * whose output is L1 or L2; COMPACTION_DEEP everything below. META is manifest, CURRENT, OPTIONS and info logs.

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * What one partition's LSM tree looked like at one control tick: engine-neutral, immutable, cheap to copy. Every
- * controller reads only this (DESIGN.md §2.1). Counters named "cumulative" grow from the partition's open; the
+ * controller reads only this (docs/architecture.md §2.1). Counters named "cumulative" grow from the partition's open; the
  * {@code *Delta} fields hold the change since the previous snapshot, over {@code intervalNanos}.
  *
  * @param partition partition (tenant) name, or {@code "*"} for a node aggregate
@@ -107,8 +107,8 @@ public record LsmSnapshot(
      * for ~60 s), and leaving them out hid a merge starved by user I/O (L0 grew to 14 files while this watermark stayed
      * under 45 %). Crediting the merge's read progress lets the watermark fall while a merge drains and stay up while it
      * is stuck. Crediting an intra-L0 compaction's progress too made the watermark sink while L0 did not drain at all and
-     * jump back (12 % → 50 % in one tick) when the merged file reappeared in L0 (measured on cruise-a-variant, session
-     * 4). Without a progress figure ({@code l0MergeProgress < 0}) files in a running merge into a deeper level are left
+     * jump back (12 % → 50 % in one tick) when the merged file reappeared in L0 (measured on cruise-a-variant; fixed in
+     * 76d31f5). Without a progress figure ({@code l0MergeProgress < 0}) files in a running merge into a deeper level are left
      * out. When the snapshot carries no file list for L0, the level's bytes are used. On a stock tree, where L0
      * legitimately holds many files, this is not a meaningful watermark.
      */

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How the priority Env arbitrates I/O between classes at node level (DESIGN.md §3.3). Classes are grouped into tiers
+ * How the priority Env arbitrates I/O between classes at node level (docs/architecture.md §3.3). Classes are grouped into tiers
  * 0..{@value #MAX_TIERS}-1 (0 = most urgent); a policy decides which tier's waiting I/O goes next when the node budget
  * (or, for strict priority without a budget, the device) is contended. Set through {@link IoControl#setPolicy}.
  *
@@ -89,8 +89,8 @@ public sealed interface IoPolicy
      * {@code (1 − elapsed fraction) · D_q}, what the more urgent tiers are expected to need for the rest of the second.
      * An I/O costs one token per I/O unit (the device's {@code io.unit}, 256 KiB by default).
      *
-     * <p>Approximation note: the paper gives the window size as allocated/paid without saying whose allocation; DESIGN.md
-     * reads it as "start at 1 − allocated/paid". With a queue's own allocation a busy low queue widens its own window,
+     * <p>Approximation note: the paper gives the window size as allocated/paid without saying whose allocation; the
+     * literal reading is "start at 1 − allocated/paid". With a queue's own allocation a busy low queue widens its own window,
      * and with any window alone a low queue drains the second's remaining tokens the moment its window opens, so later
      * top-tier I/O finds none (both measured in SchedulerTest's scenario: the low queue took 97 % of the tokens).
      * Deriving windows from the more urgent tiers' demand and reserving their pro-rata need fixes both.

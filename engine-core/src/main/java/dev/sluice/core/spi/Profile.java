@@ -4,7 +4,7 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Options;
 
 /**
- * A named, documented set of RocksDB options applied to every partition at open (DESIGN.md §3.1). Found through
+ * A named, documented set of RocksDB options applied to every partition at open (docs/architecture.md §3.1). Found through
  * ServiceLoader ({@code META-INF/services/dev.sluice.core.spi.Profile}); core ships {@code rocksdb-default}.
  *
  * <p>{@link #apply} is called on Options that already carry Sluice's wiring (Env, shared block cache, statistics, event

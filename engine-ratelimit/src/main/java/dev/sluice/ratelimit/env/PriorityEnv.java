@@ -22,7 +22,7 @@ import org.rocksdb.Env;
 import org.rocksdb.SluiceEnvHandle;
 
 /**
- * Sluice's native priority Env (DESIGN.md §3.3): a RocksDB {@code FileSystemWrapper} built into a composite Env that
+ * Sluice's native priority Env (docs/architecture.md §3.3): a RocksDB {@code FileSystemWrapper} built into a composite Env that
  * classifies every file I/O into an {@link IoClass}, accounts it, schedules it (per-class caps and a node {@link
  * IoPolicy}), optionally passes it through an emulated cloud volume ({@link ContractDevice}), can inject faults and can
  * emulate a power cut for durability tests ({@link #powerCut()}).

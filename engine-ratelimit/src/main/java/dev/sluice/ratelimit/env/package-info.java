@@ -1,5 +1,5 @@
 /**
- * The native priority I/O Env (DESIGN.md §3.3): {@link dev.sluice.ratelimit.env.PriorityEnv} (a RocksDB Env whose
+ * The native priority I/O Env (docs/architecture.md §3.3): {@link dev.sluice.ratelimit.env.PriorityEnv} (a RocksDB Env whose
  * FileSystem classifies, accounts, schedules, emulates a cloud volume for, and can fail every file I/O), its
  * ServiceLoader entry {@link dev.sluice.ratelimit.env.PriorityEnvProvider} (name "priority"), start-up options
  * ({@link dev.sluice.ratelimit.env.PriorityEnvConfig}), the emulated device

@@ -33,7 +33,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
 /**
- * Per-I/O cost of the native priority Env (DESIGN.md §3.3 budgets classify + account at ≤ 100 ns per I/O):
+ * Per-I/O cost of the native priority Env (docs/architecture.md §3.3 budgets classify + account at ≤ 100 ns per I/O):
  *
  * <ul>
  *   <li>{@code classifyAccount} — classification plus the relaxed-atomic accounting, in a native loop of 1,000 calls per

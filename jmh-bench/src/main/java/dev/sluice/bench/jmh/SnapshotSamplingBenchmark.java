@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Cost of one sensor sample ({@code SluiceNode.sample()}: RocksDB properties, Statistics, level metadata, Env
- * counters) for a one-partition node holding 50k keys. DESIGN.md §2 budgets sampling at well under 1 % of a core at one
+ * counters) for a one-partition node holding 50k keys. docs/architecture.md §2.1 budgets sampling at well under 1 % of a core at one
  * tick per second, i.e. well under 10 ms per sample.
  */
 @State(Scope.Benchmark)
