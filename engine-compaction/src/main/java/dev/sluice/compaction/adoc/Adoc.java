@@ -149,12 +149,16 @@ public final class Adoc implements ControlLoop {
             st.pendingThreshold = Overflow.pendingThreshold(s, cfg.earlyWarning());
         }
         if (now.contains(Overflow.MMO) && st.mmoEvidence.isEmpty()) {
-            st.mmoEvidence = String.format(
-                    "active memtable %s of %s (>= %.0f %%) while %d immutable memtable(s) wait for flush",
-                    Bytes.human(s.activeMemtableBytes()),
-                    Bytes.human(s.writeBufferSize()),
-                    cfg.mmoActiveFraction() * 100,
-                    s.immutableMemtables());
+            st.mmoEvidence = Overflow.activeFullBehindImmutable(s, cfg.mmoActiveFraction())
+                    ? String.format(
+                            "active memtable %s of %s (>= %.0f %%) while %d immutable memtable(s) wait for flush",
+                            Bytes.human(s.activeMemtableBytes()),
+                            Bytes.human(s.writeBufferSize()),
+                            cfg.mmoActiveFraction() * 100,
+                            s.immutableMemtables())
+                    : String.format(
+                            "%d immutable memtables wait for flush (max_write_buffer_number %d)",
+                            s.immutableMemtables(), s.maxWriteBufferNumber());
         }
     }
 

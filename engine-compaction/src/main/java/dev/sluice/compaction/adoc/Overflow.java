@@ -15,8 +15,10 @@ public enum Overflow {
     /** Redundancy overflow: pending compaction bytes at or above {@code earlyWarning × soft_pending_compaction_bytes_limit}. */
     RDO,
     /**
-     * Memory overflow: the active memtable is (nearly) full — at least {@code activeFraction × write_buffer_size} —
-     * while an immutable memtable still waits for its flush.
+     * Memory overflow: a memtable filled before the immutable one ahead of it was flushed — either two or more immutable
+     * memtables wait for flush (with the stock {@code max_write_buffer_number = 2} that is the write stop, when the new
+     * active memtable is still empty), or one waits while the active memtable is (nearly) full, at least {@code
+     * activeFraction × write_buffer_size}.
      */
     MMO;
 
@@ -35,12 +37,17 @@ public enum Overflow {
         if (s.softPendingLimit() > 0 && s.pendingCompactionBytes() >= pendingThreshold(s, earlyWarning)) {
             out.add(RDO);
         }
-        if (s.immutableMemtables() >= 1
-                && s.writeBufferSize() > 0
-                && s.activeMemtableBytes() >= activeFraction * s.writeBufferSize()) {
+        if (s.immutableMemtables() >= 2 || activeFullBehindImmutable(s, activeFraction)) {
             out.add(MMO);
         }
         return out;
+    }
+
+    /** One immutable memtable waits for flush while the active one is at least {@code activeFraction} full. */
+    static boolean activeFullBehindImmutable(LsmSnapshot s, double activeFraction) {
+        return s.immutableMemtables() >= 1
+                && s.writeBufferSize() > 0
+                && s.activeMemtableBytes() >= activeFraction * s.writeBufferSize();
     }
 
     /** L0 file count at which L0O counts: ceil(earlyWarning × slowdown trigger), at least 1. */

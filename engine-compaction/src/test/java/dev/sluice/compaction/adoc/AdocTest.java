@@ -197,6 +197,20 @@ class AdocTest {
         assertThat(only(t.tick(c), Action.SetWriteBufferSize.class).bytes()).isEqualTo(256 * MB);
     }
 
+    /**
+     * Writes stopped on memory: every memtable slot holds an immutable memtable waiting for flush and the new active
+     * one is still empty. The active memtable filled before the older immutable one was flushed — MMO.
+     */
+    @Test
+    void allMemtablesImmutableWithAnEmptyActiveOneIsMemoryOverflow() {
+        Tree t = new Tree().calm();
+        Adoc c = started(t);
+        t.memtables(0.0, 2);
+        Action.SetWriteBufferSize w = only(t.tick(c), Action.SetWriteBufferSize.class);
+        assertThat(w.bytes()).isEqualTo(128 * MB);
+        assertThat(w.reason()).contains("MMO: 2 immutable memtables wait for flush");
+    }
+
     @Test
     void aFullActiveMemtableWithoutAnImmutableOneWaitingIsNoOverflow() {
         Tree t = new Tree().calm();
