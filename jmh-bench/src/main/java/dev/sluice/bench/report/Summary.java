@@ -290,12 +290,17 @@ public final class Summary {
     /**
      * ADOC's stall breakdown (cf. ADOC Fig. 13) over the measured windows: each window's RocksDB stall time and each
      * zero-throughput window is charged to the first overflow its snapshot shows in ADOC's handling order (L0O, RDO,
-     * MMO), or to "none" when it shows none; plus how many windows showed each overflow and the range of the two knobs.
+     * MMO). A window showing none that is stalled, or is the first after a stalled one, is charged to the overflow of
+     * that stall (the one its first window showed, updated by any later window of the stall that shows one): RocksDB
+     * adds a writer's stall time to STALL_MICROS when the stall ends, so a long stop's time lands in the window after it.
+     * Otherwise "none". Plus how many windows showed each overflow and the range of the two knobs.
      */
     public static String overflowTable(List<Results.Stack> stacks) {
         StringBuilder sb = new StringBuilder();
         sb.append("Each measured window is charged to the first overflow its snapshot shows (L0O, RDO, MMO order;")
-                .append(" one snapshot per window, so a short overflow between two snapshots is missed).\n\n");
+                .append(" one snapshot per window, so a short overflow between two snapshots is missed). A window")
+                .append(" that shows none but is stalled, or follows a stalled one, is charged to that stall's")
+                .append(" overflow: RocksDB adds a writer's stall time when the stall ends.\n\n");
         sb.append("| Stack | Windows with L0O / RDO / MMO | RocksDB stall s: L0O / RDO / MMO / none")
                 .append(" | Zero-throughput s: L0O / RDO / MMO / none | Threads min–max | Batch MiB min–max |\n");
         sb.append("|---|---:|---:|---:|---:|---:|\n");
@@ -305,6 +310,8 @@ public final class Summary {
             long[] zero = new long[4];
             int minJobs = Integer.MAX_VALUE, maxJobs = 0;
             long minBatch = Long.MAX_VALUE, maxBatch = 0;
+            int carry = 3; // the cause of the stall in progress (3 = none seen)
+            boolean prevStalled = false;
             for (Results.Window w : s.windows()) {
                 if (!w.measured()) {
                     continue;
@@ -317,9 +324,15 @@ public final class Summary {
                         cause = k;
                     }
                 }
-                stall[cause] += w.stallMicros() == null ? 0 : w.stallMicros() / 1e6;
+                boolean stalled = w.stall() != null && !w.stall().equals("NORMAL");
+                if (stalled && (!prevStalled || cause != 3)) {
+                    carry = cause;
+                }
+                int charged = cause != 3 ? cause : stalled || prevStalled ? carry : 3;
+                prevStalled = stalled;
+                stall[charged] += w.stallMicros() == null ? 0 : w.stallMicros() / 1e6;
                 if (w.ops() == 0) {
-                    zero[cause]++;
+                    zero[charged]++;
                 }
                 if (w.tuning() != null) {
                     minJobs = Math.min(minJobs, w.tuning().maxBackgroundJobs());

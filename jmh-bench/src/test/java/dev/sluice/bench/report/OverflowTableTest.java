@@ -11,6 +11,18 @@ import org.junit.jupiter.api.Test;
 class OverflowTableTest {
     static Results.Window window(
             int second, boolean measured, long ops, long stallMicros, int jobs, long batchMiB, String... overflows) {
+        return window(second, measured, ops, "NORMAL", stallMicros, jobs, batchMiB, overflows);
+    }
+
+    static Results.Window window(
+            int second,
+            boolean measured,
+            long ops,
+            String stall,
+            long stallMicros,
+            int jobs,
+            long batchMiB,
+            String... overflows) {
         return new Results.Window(
                 second,
                 "fill",
@@ -31,7 +43,7 @@ class OverflowTableTest {
                 null,
                 null,
                 null,
-                "NORMAL",
+                stall,
                 stallMicros,
                 null,
                 null,
@@ -59,6 +71,25 @@ class OverflowTableTest {
                 Map.of(),
                 0,
                 windows);
+    }
+
+    /**
+     * RocksDB adds a writer's stall time to STALL_MICROS when the stall ends, so a long stop lands in the first window
+     * after it, which shows no overflow any more: that time belongs to the overflow of the stall that just ended.
+     */
+    @Test
+    void stallTimeReportedAfterAStopIsChargedToTheOverflowOfThatStop() {
+        List<Results.Window> w = List.of(
+                window(0, true, 100, "NORMAL", 0, 2, 64),
+                window(1, true, 0, "STOPPED", 0, 2, 64, "MMO"),
+                window(2, true, 0, "STOPPED", 0, 2, 128, "MMO"),
+                window(3, true, 500, "NORMAL", 2_000_000, 2, 128),
+                window(4, true, 500, "NORMAL", 100_000, 2, 64),
+                window(5, true, 500, "DELAYED", 0, 2, 64),
+                window(6, true, 500, "NORMAL", 300_000, 2, 64));
+        assertThat(Summary.overflowTable(List.of(stack("adoc", List.of("adoc"), w))))
+                .as("2.0 s after the MMO stop; 0.1 s after no stall; 0.3 s after a delay without overflow")
+                .contains("| adoc | 0 / 0 / 2 | 0.0 / 0.0 / 2.0 / 0.4 | 0 / 0 / 2 / 0 |");
     }
 
     @Test
