@@ -170,7 +170,7 @@ class AdocNodeTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(first.action()).isEqualTo("write_buffer_size=8MiB");
-        assertThat(first.reason()).contains("immutable memtable(s) wait for flush", "write_buffer_size 4MiB -> 8MiB");
+        assertThat(first.reason()).contains("wait for flush", "write_buffer_size 4MiB -> 8MiB");
         assertThat(f.ticks())
                 .as("the snapshot's write_buffer_size, read from the live DB, shows the raise")
                 .anySatisfy(t -> assertThat(t.writeBufferSize()).isGreaterThan(4L << 20));

@@ -85,13 +85,15 @@ public final class Adoc implements ControlLoop {
         final long initialBatch;
         long windowStart;
         final EnumSet<Overflow> seen = EnumSet.noneOf(Overflow.class);
-        /** Peaks seen in the window, for the reason. */
+        /** Peaks seen in the window and the thresholds they were compared with, for the reason. */
         int peakL0;
 
         int l0Threshold;
         long peakPending;
         long pendingThreshold;
+        /** How the first MMO of the window showed, for the reason. */
         String mmoEvidence = "";
+        /** Windows in a row without overflow. */
         int quiet;
 
         PartitionState(LsmSnapshot s, long now) {
