@@ -46,7 +46,7 @@ class AdocNodeTest {
 
     /**
      * Two writers at full speed on 4-MiB memtables, the emulated device (40 MiB/s writes, 20k IOPS) with {@code limitKey}
-     * capped at 2 MiB/s, until ADOC applied a change to {@code knob} for {@code overflow} (at most 25 s), then 2 s more so
+     * capped at 2 MiB/s, until ADOC applied a change to {@code knob} for {@code overflow} (at most 45 s; about 15 s on an idle 2-core machine), then 2 s more so
      * that a raise past the maximum would show.
      */
     private Flood flood(Path store, String limitKey, String knob, String overflow) throws Exception {
@@ -95,7 +95,7 @@ class AdocNodeTest {
             }
             try {
                 try {
-                    await().atMost(Duration.ofSeconds(25))
+                    await().atMost(Duration.ofSeconds(45))
                             .pollInterval(Duration.ofMillis(100))
                             .until(() -> applied(node.recentEvents(), knob).stream()
                                     .anyMatch(e -> e.reason().startsWith(overflow)));
