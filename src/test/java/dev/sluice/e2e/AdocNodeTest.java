@@ -50,6 +50,12 @@ class AdocNodeTest {
      * that a raise past the maximum would show.
      */
     private Flood flood(Path store, String limitKey, String knob, String overflow) throws Exception {
+        return flood(store, limitKey, knob, overflow, List.of("adoc"));
+    }
+
+    /** As above with these controllers; with {@code admission} among them, also until the gate set a rate. */
+    private Flood flood(Path store, String limitKey, String knob, String overflow, List<String> controls)
+            throws Exception {
         SluiceConfig cfg = SluiceConfig.builder(store)
                 .profile("test-small-memtables")
                 .env("priority")
@@ -60,7 +66,7 @@ class AdocNodeTest {
                 .envOption("device.latency.us", "100")
                 .envOption(limitKey, "2")
                 .tickPeriod(Duration.ofMillis(250))
-                .controls(List.of("adoc"))
+                .controls(controls)
                 .controlOption("adoc", "window.seconds", "0.5")
                 .controlOption("adoc", "max.background.jobs", Integer.toString(MAX_JOBS))
                 .controlOption("adoc", "max.write.buffer.bytes", Long.toString(MAX_BATCH))
@@ -98,7 +104,11 @@ class AdocNodeTest {
                     await().atMost(Duration.ofSeconds(45))
                             .pollInterval(Duration.ofMillis(100))
                             .until(() -> applied(node.recentEvents(), knob).stream()
-                                    .anyMatch(e -> e.reason().startsWith(overflow)));
+                                            .anyMatch(e -> e.reason().startsWith(overflow))
+                                    && (!controls.contains("admission")
+                                            || node.recentEvents().stream()
+                                                    .anyMatch(e -> e.controller().equals("admission")
+                                                            && e.outcome() == ControlEvent.Outcome.APPLIED)));
                 } catch (ConditionTimeoutException e) {
                     throw new AssertionError("no " + overflow + " change of " + knob
                             + "; ticks (L0 files/immutables/jobs/batch MiB, ! = stalled) " + describe(ticks)
@@ -174,6 +184,29 @@ class AdocNodeTest {
         assertThat(f.ticks())
                 .as("the snapshot's write_buffer_size, read from the live DB, shows the raise")
                 .anySatisfy(t -> assertThat(t.writeBufferSize()).isGreaterThan(4L << 20));
+        assertBoundedAndLive(f, store);
+    }
+
+    /**
+     * {@code controls = admission, adoc} on a live node: admission sets the admission rate, ADOC the batch; they share
+     * no knob, so both are applied and nothing is superseded.
+     */
+    @Test
+    void admissionAndAdocRunTogetherWithoutSupersedingEachOther() throws Exception {
+        Path store = dir.resolve("both");
+        Flood f = flood(store, "limit.flush.mbps", "write_buffer_size", "MMO", List.of("admission", "adoc"));
+        assertThat(f.events())
+                .as("every event applied")
+                .allSatisfy(e -> assertThat(e.outcome()).isEqualTo(ControlEvent.Outcome.APPLIED));
+        assertThat(f.events())
+                .filteredOn(e -> e.controller().equals("admission"))
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(e.knob()).isEqualTo("default/admission_rate"));
+        assertThat(f.events())
+                .filteredOn(e -> e.controller().equals("adoc"))
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(e.knob())
+                        .isIn("default/max_background_jobs", "default/write_buffer_size"));
         assertBoundedAndLive(f, store);
     }
 
