@@ -107,8 +107,9 @@ class AdocNodeTest {
                                             .anyMatch(e -> e.reason().startsWith(overflow))
                                     && (!controls.contains("admission")
                                             || node.recentEvents().stream()
-                                                    .anyMatch(e -> e.controller().equals("admission")
-                                                            && e.outcome() == ControlEvent.Outcome.APPLIED)));
+                                                    .anyMatch(
+                                                            e -> e.controller().equals("admission")
+                                                                    && e.outcome() == ControlEvent.Outcome.APPLIED)));
                 } catch (ConditionTimeoutException e) {
                     throw new AssertionError("no " + overflow + " change of " + knob
                             + "; ticks (L0 files/immutables/jobs/batch MiB, ! = stalled) " + describe(ticks)
@@ -205,8 +206,7 @@ class AdocNodeTest {
         assertThat(f.events())
                 .filteredOn(e -> e.controller().equals("adoc"))
                 .isNotEmpty()
-                .allSatisfy(e -> assertThat(e.knob())
-                        .isIn("default/max_background_jobs", "default/write_buffer_size"));
+                .allSatisfy(e -> assertThat(e.knob()).isIn("default/max_background_jobs", "default/write_buffer_size"));
         assertBoundedAndLive(f, store);
     }
 
