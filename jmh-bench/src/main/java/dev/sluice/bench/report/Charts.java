@@ -14,6 +14,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  *       (right) over time; only for stacks whose partitions have an admission gate.
  *   <li>{@code pending-compaction.png}: pending compaction bytes (MiB), one line per stack.
  *   <li>{@code io-STACK.png}: I/O per class (MiB/s) over time.
+ *   <li>{@code adoc-STACK.png}: ADOC's tuning trace (cf. ADOC Fig. 21) — background threads (left) and batch size
+ *       (write_buffer_size, MiB, right) over time, with a marker row per data overflow (L0O, RDO, MMO) at the windows
+ *       whose snapshot shows it; only in runs where a stack runs the {@code adoc} controller, then for every stack.
  * </ul>
  *
  * Rendering needs fonts (headless AWT); a chart that cannot be drawn is logged and skipped, never fatal.
@@ -83,6 +87,11 @@ public final class Charts {
                         false));
         for (Results.Stack s : stacks) {
             save(dir, "io-" + s.name() + ".png", out, () -> io(s));
+        }
+        if (Summary.adocRun(stacks)) {
+            for (Results.Stack s : stacks) {
+                save(dir, "adoc-" + s.name() + ".png", out, () -> adocTrace(s));
+            }
         }
         return out;
     }
@@ -276,6 +285,59 @@ public final class Charts {
             c.setYAxisGroupTitle(1, rightAxis);
         }
         c.getStyler().setYAxisMin(0, 0.0);
+        return c;
+    }
+
+    /**
+     * ADOC's tuning trace: threads as a step line (left axis), batch size in MiB (right axis), and one row of markers
+     * per overflow kind above the threads line at the windows whose snapshot shows that overflow.
+     */
+    private static XYChart adocTrace(Results.Stack s) {
+        double[][] threads =
+                points(s, w -> w.tuning() == null ? null : (double) w.tuning().maxBackgroundJobs(), false);
+        if (threads[0].length == 0) {
+            return null;
+        }
+        double[][] batch = points(s, w -> w.tuning() == null ? null : w.tuning().writeBufferSize() / 1048576.0, false);
+        double top = 0;
+        for (double v : threads[1]) {
+            top = Math.max(top, v);
+        }
+        XYChart c = base("ADOC tuning trace — " + s.name() + " (cf. ADOC Fig. 21)", "background threads");
+        c.getStyler().setMarkerSize(7);
+        XYSeries t = c.addSeries("max_background_jobs (threads)", threads[0], threads[1]);
+        t.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step);
+        t.setMarker(SeriesMarkers.NONE);
+        t.setLineColor(PALETTE[0]);
+        t.setLineWidth(1.8f);
+        String[] kinds = {"L0O", "RDO", "MMO"};
+        Color[] colors = {PALETTE[1], PALETTE[4], PALETTE[3]};
+        for (int k = 0; k < kinds.length; k++) {
+            String kind = kinds[k];
+            double lane = top + 1 + 0.6 * (kinds.length - k);
+            double[][] m =
+                    points(s, w -> w.tuning() != null && w.tuning().overflows().contains(kind) ? lane : null, false);
+            if (m[0].length == 0) {
+                continue;
+            }
+            XYSeries ser = c.addSeries(kind + " seen (" + m[0].length + " windows)", m[0], m[1]);
+            ser.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            ser.setMarker(SeriesMarkers.DIAMOND);
+            ser.setMarkerColor(colors[k]);
+        }
+        c.getStyler().setYAxisMin(0, 0.0);
+        c.getStyler().setYAxisMax(0, top + 1 + 0.6 * (kinds.length + 1));
+        if (batch[0].length > 0) {
+            XYSeries b = c.addSeries("write_buffer_size (MiB, right axis)", batch[0], batch[1]);
+            b.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step);
+            b.setMarker(SeriesMarkers.NONE);
+            b.setYAxisGroup(1);
+            b.setLineColor(PALETTE[2]);
+            b.setLineWidth(1.6f);
+            c.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            c.getStyler().setYAxisMin(1, 0.0);
+            c.setYAxisGroupTitle(1, "batch size (MiB)");
+        }
         return c;
     }
 

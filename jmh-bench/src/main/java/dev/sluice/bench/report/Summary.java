@@ -280,6 +280,85 @@ public final class Summary {
         return sb.toString();
     }
 
+    /** Whether a stack of the run runs the {@code adoc} controller (then the ADOC table and charts are added). */
+    public static boolean adocRun(List<Results.Stack> stacks) {
+        return stacks.stream().anyMatch(s -> s.controls().contains("adoc"));
+    }
+
+    private static final List<String> OVERFLOWS = List.of("L0O", "RDO", "MMO");
+
+    /**
+     * ADOC's stall breakdown (cf. ADOC Fig. 13) over the measured windows: each window's RocksDB stall time and each
+     * zero-throughput window is charged to the first overflow its snapshot shows in ADOC's handling order (L0O, RDO,
+     * MMO). A window showing none that is stalled, or is the first after a stalled one, is charged to the overflow of
+     * that stall (the one its first window showed, updated by any later window of the stall that shows one): RocksDB
+     * adds a writer's stall time to STALL_MICROS when the stall ends, so a long stop's time lands in the window after it.
+     * Otherwise "none". Plus how many windows showed each overflow and the range of the two knobs.
+     */
+    public static String overflowTable(List<Results.Stack> stacks) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Each measured window is charged to the first overflow its snapshot shows (L0O, RDO, MMO order;")
+                .append(" one snapshot per window, so a short overflow between two snapshots is missed). A window")
+                .append(" that shows none but is stalled, or follows a stalled one, is charged to that stall's")
+                .append(" overflow: RocksDB adds a writer's stall time when the stall ends.\n\n");
+        sb.append("| Stack | Windows with L0O / RDO / MMO | RocksDB stall s: L0O / RDO / MMO / none")
+                .append(" | Zero-throughput s: L0O / RDO / MMO / none | Threads min–max | Batch MiB min–max |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|\n");
+        for (Results.Stack s : stacks) {
+            long[] seen = new long[3];
+            double[] stall = new double[4];
+            long[] zero = new long[4];
+            int minJobs = Integer.MAX_VALUE, maxJobs = 0;
+            long minBatch = Long.MAX_VALUE, maxBatch = 0;
+            int carry = 3; // the cause of the stall in progress (3 = none seen)
+            boolean prevStalled = false;
+            for (Results.Window w : s.windows()) {
+                if (!w.measured()) {
+                    continue;
+                }
+                List<String> o = w.tuning() == null ? List.of() : w.tuning().overflows();
+                int cause = 3;
+                for (int k = 2; k >= 0; k--) {
+                    if (o.contains(OVERFLOWS.get(k))) {
+                        seen[k]++;
+                        cause = k;
+                    }
+                }
+                boolean stalled = w.stall() != null && !w.stall().equals("NORMAL");
+                if (stalled && (!prevStalled || cause != 3)) {
+                    carry = cause;
+                }
+                int charged = cause != 3 ? cause : stalled || prevStalled ? carry : 3;
+                prevStalled = stalled;
+                stall[charged] += w.stallMicros() == null ? 0 : w.stallMicros() / 1e6;
+                if (w.ops() == 0) {
+                    zero[charged]++;
+                }
+                if (w.tuning() != null) {
+                    minJobs = Math.min(minJobs, w.tuning().maxBackgroundJobs());
+                    maxJobs = Math.max(maxJobs, w.tuning().maxBackgroundJobs());
+                    minBatch = Math.min(minBatch, w.tuning().writeBufferSize());
+                    maxBatch = Math.max(maxBatch, w.tuning().writeBufferSize());
+                }
+            }
+            sb.append("| ")
+                    .append(s.name())
+                    .append(" | ")
+                    .append(String.format(Locale.ROOT, "%d / %d / %d", seen[0], seen[1], seen[2]))
+                    .append(" | ")
+                    .append(String.format(
+                            Locale.ROOT, "%.1f / %.1f / %.1f / %.1f", stall[0], stall[1], stall[2], stall[3]))
+                    .append(" | ")
+                    .append(String.format(Locale.ROOT, "%d / %d / %d / %d", zero[0], zero[1], zero[2], zero[3]))
+                    .append(" | ")
+                    .append(maxJobs == 0 ? "–" : minJobs + "–" + maxJobs)
+                    .append(" | ")
+                    .append(maxBatch == 0 ? "–" : (minBatch >> 20) + "–" + (maxBatch >> 20))
+                    .append(" |\n");
+        }
+        return sb.toString();
+    }
+
     /** summary.md: what ran, the table, and the charts. */
     public static String markdown(Results.Run run) {
         StringBuilder sb = new StringBuilder();
@@ -364,6 +443,11 @@ public final class Summary {
             }
         }
         sb.append("\n## Results\n\n").append(markdownTable(run.stacks())).append('\n');
+        if (adocRun(run.stacks())) {
+            sb.append("## Stalls by data overflow (ADOC §4)\n\n")
+                    .append(overflowTable(run.stacks()))
+                    .append('\n');
+        }
         sb.append("## Stacks\n\n");
         for (Results.Stack s : run.stacks()) {
             sb.append("- **")

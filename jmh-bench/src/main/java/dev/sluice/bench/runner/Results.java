@@ -165,6 +165,7 @@ public final class Results {
      * @param admissionRate the gate's admission rate, null when no gate limits the partition
      * @param admissionQueued requests waiting in the admission gate at the snapshot, null when no gate limits the
      *     partition
+     * @param tuning the knobs ADOC tunes and the overflows the snapshot shows; null without a snapshot
      */
     public record Window(
             int second,
@@ -193,7 +194,85 @@ public final class Results {
             Double admissionRate,
             Integer admissionQueued,
             Map<String, Io> io,
-            Long rssBytes) {}
+            Long rssBytes,
+            Tuning tuning) {
+        /** A window without {@link Tuning} (progress lines). */
+        public Window(
+                int second,
+                String phase,
+                boolean measured,
+                long ops,
+                Map<String, Long> opsByKind,
+                long rejected,
+                long errors,
+                Long p50Us,
+                Long p99Us,
+                Long maxUs,
+                Long backlog,
+                Long backlogMax,
+                Double memtableWatermark,
+                Double unmergedWatermark,
+                Integer l0Files,
+                Integer immutableMemtables,
+                Long pendingCompactionBytes,
+                List<Long> levelBytes,
+                List<Long> levelTargetBytes,
+                String stall,
+                Long stallMicros,
+                Integer runningFlushes,
+                Integer runningCompactions,
+                Double admissionRate,
+                Integer admissionQueued,
+                Map<String, Io> io,
+                Long rssBytes) {
+            this(
+                    second,
+                    phase,
+                    measured,
+                    ops,
+                    opsByKind,
+                    rejected,
+                    errors,
+                    p50Us,
+                    p99Us,
+                    maxUs,
+                    backlog,
+                    backlogMax,
+                    memtableWatermark,
+                    unmergedWatermark,
+                    l0Files,
+                    immutableMemtables,
+                    pendingCompactionBytes,
+                    levelBytes,
+                    levelTargetBytes,
+                    stall,
+                    stallMicros,
+                    runningFlushes,
+                    runningCompactions,
+                    admissionRate,
+                    admissionQueued,
+                    io,
+                    rssBytes,
+                    null);
+        }
+    }
+
+    /**
+     * ADOC's view of a window (ADOC §4–§5), from the same snapshot as the window's other gauges: the two knobs it tunes
+     * and the thresholds and memtable state its overflow tests read.
+     *
+     * @param overflows the data overflows the snapshot shows, in ADOC's handling order ({@code L0O}, {@code RDO}, {@code
+     *     MMO}), tested with RocksDB's own thresholds ({@code dev.sluice.compaction.adoc.Overflow}, early warning 1,
+     *     active memtable at 90 % of write_buffer_size)
+     */
+    public record Tuning(
+            int maxBackgroundJobs,
+            long writeBufferSize,
+            int maxWriteBufferNumber,
+            long activeMemtableBytes,
+            int l0SlowdownTrigger,
+            long softPendingCompactionBytesLimit,
+            List<String> overflows) {}
 
     /** I/O of one class during a window (difference of the Env's cumulative counters); -1 when unknown. */
     public record Io(long ops, long bytes) {}

@@ -17,6 +17,7 @@ import dev.sluice.bench.workload.OpKind;
 import dev.sluice.bench.workload.OpSink;
 import dev.sluice.bench.workload.OpenLoopDriver;
 import dev.sluice.bench.workload.StoreWorkload;
+import dev.sluice.compaction.adoc.Overflow;
 import dev.sluice.core.Batch;
 import dev.sluice.core.OverloadedException;
 import dev.sluice.core.Partition;
@@ -629,7 +630,20 @@ public final class StackRunner {
                         : round1(ps.admissionRate()),
                 admissionQueued(snap),
                 io,
-                rss < 0 ? null : rss);
+                rss < 0 ? null : rss,
+                ps == null ? null : tuning(ps));
+    }
+
+    /** ADOC's knobs and overflows of one partition snapshot (with RocksDB's thresholds, as ADOC's defaults). */
+    static Results.Tuning tuning(LsmSnapshot ps) {
+        return new Results.Tuning(
+                ps.maxBackgroundJobs(),
+                ps.writeBufferSize(),
+                ps.maxWriteBufferNumber(),
+                ps.activeMemtableBytes(),
+                ps.l0SlowdownTrigger(),
+                ps.softPendingLimit(),
+                Overflow.detect(ps, 1.0, 0.9).stream().map(Enum::name).toList());
     }
 
     /**

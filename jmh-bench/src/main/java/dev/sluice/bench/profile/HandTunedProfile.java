@@ -1,0 +1,63 @@
+package dev.sluice.bench.profile;
+
+import dev.sluice.core.Profiles;
+import dev.sluice.core.spi.Profile;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Options;
+
+/**
+ * A hand-tuned static RocksDB: stock options ({@code rocksdb-default}) with more background threads and larger
+ * memtables, fixed for the whole run — ADOC's SILK-O setting (ADOC §6.1: "8 background threads and 512MB batch size",
+ * found by exhaustive search), the static configuration ADOC's online tuning is compared with.
+ *
+ * <p>Values: system properties {@value #JOBS_PROPERTY} (default {@value #DEFAULT_JOBS}) and {@value #BATCH_PROPERTY}
+ * in bytes (default {@value #DEFAULT_BATCH_BYTES}, 512 MiB), so a scenario can scale them per stack ({@code
+ * sysprop.…}). max_write_buffer_number stays at the stock 2; flush slots follow RocksDB's {@code max_background_jobs /
+ * 4}.
+ *
+ * <p>Lives in jmh-bench because only the benchmarks need it; registered in {@code META-INF/services}.
+ */
+public final class HandTunedProfile implements Profile {
+    public static final String NAME = "rocksdb-tuned";
+    public static final String JOBS_PROPERTY = "sluice.tuned.background.jobs";
+    public static final String BATCH_PROPERTY = "sluice.tuned.write.buffer.bytes";
+    public static final int DEFAULT_JOBS = 8;
+    public static final long DEFAULT_BATCH_BYTES = 536_870_912L;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "Stock RocksDB with a static hand-tuned thread count and batch size: max_background_jobs -D"
+                + JOBS_PROPERTY
+                + " (default 8), write_buffer_size -D" + BATCH_PROPERTY + " (default 512 MiB); ADOC's SILK-O setting"
+                + " (§6.1).";
+    }
+
+    static long property(String key, long fallback, long min, long max) {
+        String v = System.getProperty(key);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        long r;
+        try {
+            r = Long.parseLong(v.trim().replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-D" + key + " = '" + v + "' is not a whole number");
+        }
+        if (r < min || r > max) {
+            throw new IllegalArgumentException("-D" + key + " = " + r + " is out of range [" + min + ", " + max + "]");
+        }
+        return r;
+    }
+
+    @Override
+    public void apply(Options options, BlockBasedTableConfig tableConfig) {
+        Profiles.get("rocksdb-default").apply(options, tableConfig);
+        options.setMaxBackgroundJobs((int) property(JOBS_PROPERTY, DEFAULT_JOBS, 1, 256))
+                .setWriteBufferSize(property(BATCH_PROPERTY, DEFAULT_BATCH_BYTES, 1L << 20, 64L << 30));
+    }
+}
