@@ -43,7 +43,7 @@ import java.util.StringJoiner;
  * thread only, so it is not thread-safe.
  */
 public final class Adoc implements ControlLoop {
-    /** Tuning parameters; see {@link AdocProvider#options()} for their meaning and defaults. */
+    /** Tuning parameters; see {@link AdocProvider#optionSet()} for their meaning and defaults. */
     public record Settings(
             long windowNanos,
             int maxBackgroundJobs,

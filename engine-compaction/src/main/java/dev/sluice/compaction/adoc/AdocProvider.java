@@ -1,10 +1,10 @@
 package dev.sluice.compaction.adoc;
 
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.control.ControlLoop;
 import dev.sluice.core.control.ControlLoopProvider;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** Registers {@link Adoc} as "adoc". */
 public final class AdocProvider implements ControlLoopProvider {
@@ -21,36 +21,78 @@ public final class AdocProvider implements ControlLoopProvider {
                 + " profile's values and the maxima.";
     }
 
+    static final Option<Double> WINDOW_SECONDS = Option.doubleOption(
+            "window.seconds",
+            1,
+            0.01,
+            3600,
+            "s",
+            "tuning window T_w: overflows seen in any tick of a window are handled at its end");
+    static final Option<Integer> MAX_BACKGROUND_JOBS = Option.intOption(
+            "max.background.jobs", 16, 1, 256, "jobs", "most background threads (max_background_jobs) ADOC raises to");
+    static final Option<Long> MAX_WRITE_BUFFER_BYTES = Option.longOption(
+            "max.write.buffer.bytes",
+            512L << 20,
+            1L << 16,
+            1L << 36,
+            "bytes",
+            "largest batch (write_buffer_size) ADOC raises to (512 MiB, ADOC §6.1)");
+    static final Option<Integer> THREAD_STEP =
+            Option.intOption("thread.step", 2, 1, 64, "jobs", "background threads added per window on L0O or RDO");
+    static final Option<Long> BATCH_STEP_BYTES = Option.longOption(
+            "batch.step.bytes",
+            64L << 20,
+            1L << 16,
+            1L << 34,
+            "bytes",
+            "bytes added to write_buffer_size per window on MMO");
+    static final Option<Double> EARLY_WARNING = Option.doubleOption(
+            "early.warning",
+            1,
+            0.01,
+            1,
+            "fraction",
+            "fraction of level0_slowdown_writes_trigger (L0O) and soft_pending_compaction_bytes_limit (RDO) at which an"
+                    + " overflow counts; 1 = RocksDB's thresholds, as in the paper");
+    static final Option<Double> MMO_ACTIVE_FRACTION = Option.doubleOption(
+            "mmo.active.fraction",
+            0.9,
+            0.01,
+            1,
+            "fraction",
+            "the active memtable counts as full (MMO, with an immutable memtable waiting) at this fraction of"
+                    + " write_buffer_size");
+    static final Option<Integer> QUIET_WINDOWS = Option.intOption(
+            "quiet.windows",
+            1,
+            1,
+            3600,
+            "windows",
+            "windows in a row without overflow before both knobs are halved back");
+
     @Override
-    public Map<String, String> options() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("window.seconds", "1 — tuning window T_w: overflows seen in any tick of a window are handled at its end");
-        m.put("max.background.jobs", "16 — most background threads (max_background_jobs) ADOC raises to");
-        m.put("max.write.buffer.bytes", "536870912 — largest batch (write_buffer_size) ADOC raises to (512 MiB, §6.1)");
-        m.put("thread.step", "2 — background threads added per window on L0O or RDO");
-        m.put("batch.step.bytes", "67108864 — bytes added to write_buffer_size per window on MMO");
-        m.put(
-                "early.warning",
-                "1 — fraction of level0_slowdown_writes_trigger (L0O) and soft_pending_compaction_bytes_limit (RDO) at"
-                        + " which an overflow counts; 1 = RocksDB's thresholds, as in the paper");
-        m.put(
-                "mmo.active.fraction",
-                "0.9 — the active memtable counts as full (MMO, with an immutable memtable waiting) at this fraction of"
-                        + " write_buffer_size");
-        m.put("quiet.windows", "1 — windows in a row without overflow before both knobs are halved back");
-        return m;
+    public OptionSet optionSet() {
+        return OptionSet.of(
+                WINDOW_SECONDS,
+                MAX_BACKGROUND_JOBS,
+                MAX_WRITE_BUFFER_BYTES,
+                THREAD_STEP,
+                BATCH_STEP_BYTES,
+                EARLY_WARNING,
+                MMO_ACTIVE_FRACTION,
+                QUIET_WINDOWS);
     }
 
     @Override
     public ControlLoop create(ControlContext ctx) {
         return new Adoc(new Adoc.Settings(
-                (long) (ctx.doubleOption("window.seconds", 0.01, 3600) * 1e9),
-                (int) ctx.longOption("max.background.jobs", 1, 256),
-                ctx.longOption("max.write.buffer.bytes", 1L << 16, 1L << 36),
-                (int) ctx.longOption("thread.step", 1, 64),
-                ctx.longOption("batch.step.bytes", 1L << 16, 1L << 34),
-                ctx.doubleOption("early.warning", 0.01, 1),
-                ctx.doubleOption("mmo.active.fraction", 0.01, 1),
-                (int) ctx.longOption("quiet.windows", 1, 3600)));
+                (long) (ctx.get(WINDOW_SECONDS) * 1e9),
+                ctx.get(MAX_BACKGROUND_JOBS),
+                ctx.get(MAX_WRITE_BUFFER_BYTES),
+                ctx.get(THREAD_STEP),
+                ctx.get(BATCH_STEP_BYTES),
+                ctx.get(EARLY_WARNING),
+                ctx.get(MMO_ACTIVE_FRACTION),
+                ctx.get(QUIET_WINDOWS)));
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.compaction.adoc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.core.ConfigException;
 import dev.sluice.core.control.Action;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.control.ControlLoopProvider;
@@ -11,6 +12,7 @@ import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
 import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.sensor.PartitionHealth;
 import dev.sluice.core.sensor.StallCondition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +98,8 @@ class AdocTest {
                     Double.POSITIVE_INFINITY,
                     0,
                     -1,
-                    0);
+                    0,
+                    PartitionHealth.OK);
         }
 
         /** One tick of {@code seconds} on the fake clock; the actions are applied like the actuators would. */
@@ -400,18 +403,16 @@ class AdocTest {
                 .filter(x -> x.name().equals("adoc"))
                 .findFirst()
                 .orElseThrow();
-        Map<String, String> defaults = new HashMap<>();
-        p.options().forEach((k, v) -> defaults.put(k, v.substring(0, v.indexOf(" — "))));
+        Map<String, String> defaults = p.optionSet().defaults().asStrings();
         assertThat(p.create(ctx(defaults)).name()).isEqualTo("adoc");
-        Map<String, String> bad = new HashMap<>(defaults);
-        bad.put("early.warning", "1.5");
-        assertThatThrownBy(() -> p.create(ctx(bad)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("early.warning")
+        assertThatThrownBy(() -> p.optionSet().parse("control.adoc.", Map.of("early.warning", "1.5")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("control.adoc.early.warning")
                 .hasMessageContaining("out of range");
-        Map<String, String> notNumber = new HashMap<>(defaults);
-        notNumber.put("max.background.jobs", "many");
-        assertThatThrownBy(() -> p.create(ctx(notNumber))).hasMessageContaining("'max.background.jobs' = 'many'");
+        assertThatThrownBy(() -> p.optionSet().parse("control.adoc.", Map.of("max.background.jobs", "many")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("control.adoc.max.background.jobs")
+                .hasMessageContaining("many");
     }
 
     static ControlContext ctx(Map<String, String> options) {
