@@ -250,7 +250,8 @@ class BackgroundErrorNodeTest {
                     .inject(FaultRule.eio(Set.of(IoClass.FLUSH), Set.of(FaultRule.Op.WRITE))
                             .retryable());
             assertThatThrownBy(p::flush).isInstanceOf(SluiceException.class);
-            assertThat(p.health().ok()).isFalse();
+            // RocksDB may already be recovering (or done) by the time health is read: the error count is what stays
+            assertThat(p.health().backgroundErrors()).isPositive();
             assertThat(env.faults().remove(rule)).isTrue();
             // RocksDB retries on its own (bgerror_resume_retry_interval, 1 s by default)
             await().atMost(Duration.ofSeconds(60)).until(() -> p.health().ok());

@@ -14,7 +14,10 @@ import java.util.concurrent.CompletableFuture;
 public interface AdmissionGate extends AutoCloseable {
     /**
      * Waits until the request may proceed. Throws {@link OverloadedException} (or {@link
-     * dev.sluice.core.QuotaExceededException}) at once when the wait would exceed the gate's bounds.
+     * dev.sluice.core.QuotaExceededException}) at once when the wait would exceed the gate's bounds. A caller interrupted
+     * while it waits is not admitted: the gate gives back its token, sets the interrupt flag again and throws a {@link
+     * dev.sluice.core.SluiceException} whose cause is the {@link InterruptedException} (engine-ratelimit's gate throws
+     * {@code AdmissionInterruptedException}).
      *
      * @param bytes key + value bytes of the request (quotas count them)
      */

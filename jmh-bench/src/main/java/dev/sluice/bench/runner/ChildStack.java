@@ -110,34 +110,13 @@ final class ChildStack {
                     progress.window(
                             Integer.parseInt(f[1]),
                             Integer.parseInt(f[2]),
-                            new Results.Window(
+                            Results.Window.progress(
                                     Integer.parseInt(f[1]),
                                     f.length > 7 && !f[7].equals("-") ? f[7] : "",
-                                    true,
                                     Long.parseLong(f[3]),
-                                    Map.of(),
-                                    0,
-                                    0,
-                                    null,
                                     opt(f[4]),
-                                    null,
-                                    opt(f[6]),
-                                    null,
-                                    null,
-                                    null,
                                     optInt(f[5]),
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    null,
-                                    Map.of(),
-                                    null));
+                                    opt(f[6])));
                 default -> {}
             }
         } catch (RuntimeException e) {

@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -23,9 +22,7 @@ class ProgressViewTest {
     }
 
     private static Results.Window window(int second, String phase, long ops) {
-        return new Results.Window(
-                second, phase, true, ops, Map.of(), 0, 0, null, 1500L, null, 3L, null, null, null, 2, null, null, null,
-                null, null, null, null, null, null, null, Map.of(), null);
+        return Results.Window.progress(second, phase, ops, 1500L, 2, 3L);
     }
 
     /** Drives a view through a preload of 25 s (fake clock), a settle and 25 one-second windows. */
