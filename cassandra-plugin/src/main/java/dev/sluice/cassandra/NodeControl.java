@@ -1,0 +1,297 @@
+package dev.sluice.cassandra;
+
+import com.google.common.base.Ticker;
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.control.ControlContext;
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.control.ControlEventLog;
+import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.control.ControlLoopProvider;
+import dev.sluice.core.control.ControlPlane;
+import dev.sluice.core.sensor.IoStats;
+import dev.sluice.core.sensor.LsmSnapshot;
+import dev.sluice.core.sensor.NodeSnapshot;
+import dev.sluice.core.spi.AdmissionGate;
+import dev.sluice.core.spi.IoControl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.compaction.CompactionInfo;
+import org.apache.cassandra.db.compaction.CompactionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one control plane of a Cassandra node: every table that uses {@link SluiceCompactionStrategy} is a partition of
+ * it (named {@code keyspace.table}), whatever the number of strategy instances Cassandra creates per table. Started by
+ * the first strategy instance; ticks on the daemon thread {@code sluice-control}; each tick samples {@link
+ * CassandraSensors}, runs the controllers named in {@code -Dsluice.controls} (the same classes as on RocksDB), applies
+ * their actions through {@link CassandraActuators}, and logs every applied action to Cassandra's log (logger {@code
+ * dev.sluice.cassandra}) and the {@link ControlEventLog} (JMX: {@link SluiceControlMBean}).
+ *
+ * <p>Tables come and go: the controllers are created once with no partitions and follow the partitions of each
+ * snapshot (admission and the compaction controllers keep per-partition state keyed by name).
+ */
+final class NodeControl {
+    private static final Logger log = LoggerFactory.getLogger("dev.sluice.cassandra");
+    static final String MBEAN_NAME = "dev.sluice.cassandra:type=SluiceControl";
+
+    private static NodeControl instance;
+
+    final NodeSettings settings;
+    private final Map<String, TableState> tables = new ConcurrentHashMap<>();
+    private final CassandraSensors sensors = new CassandraSensors();
+    private final CassandraActuators actuators;
+    private final ControlPlane plane;
+    private final ControlEventLog events;
+    private final ScheduledExecutorService thread;
+    private final Ticker ticker = Ticker.systemTicker();
+
+    /** The node's control plane, started on first use. */
+    static synchronized NodeControl get() {
+        if (instance == null) {
+            instance = new NodeControl(NodeSettings.from(System.getProperties()));
+        }
+        return instance;
+    }
+
+    private NodeControl(NodeSettings settings) {
+        this.settings = settings;
+        this.actuators = new CassandraActuators(tables::get, () -> Set.copyOf(tables.keySet()));
+        this.events = new ControlEventLog(settings.eventCapacity(), new SimpleMeterRegistry(), settings.eventsFile());
+        List<ControlLoop> loops = new ArrayList<>();
+        for (String name : settings.controls()) {
+            ControlLoopProvider p = settings.providers().get(name);
+            try {
+                loops.add(p.create(new Context(settings.controlOptions().get(name))));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("sluice.control." + name + ": " + e.getMessage());
+            }
+        }
+        this.plane =
+                new ControlPlane(ticker, Clock.systemUTC(), settings.tick(), this::sample, actuators, loops, events);
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-control");
+            t.setDaemon(true);
+            return t;
+        });
+        long p = settings.tick().toNanos();
+        thread.scheduleAtFixedRate(this::tick, p, p, TimeUnit.NANOSECONDS);
+        try {
+            ManagementFactory.getPlatformMBeanServer()
+                    .registerMBean(new StandardMBean(new View(), SluiceControlMBean.class), new ObjectName(MBEAN_NAME));
+        } catch (Exception e) {
+            log.warn("sluice: cannot register the JMX view {}: {}", MBEAN_NAME, e.toString());
+        }
+        log.info(
+                "sluice: control plane started: controls={} tick={} ms options={}",
+                settings.controls(),
+                settings.tick().toMillis(),
+                settings.controlOptions());
+    }
+
+    void register(SluiceCompactionStrategy s, ColumnFamilyStore cfs) {
+        TableState t = tables.computeIfAbsent(TableState.nameOf(cfs), n -> {
+            log.info("sluice: table {} joins the control plane", n);
+            return new TableState(cfs);
+        });
+        t.strategies.add(s);
+    }
+
+    void unregister(SluiceCompactionStrategy s, ColumnFamilyStore cfs) {
+        String name = TableState.nameOf(cfs);
+        TableState t = tables.get(name);
+        if (t != null && t.strategies.remove(s) && t.strategies.isEmpty()) {
+            tables.remove(name, t);
+            log.info("sluice: table {} leaves the control plane", name);
+        }
+    }
+
+    /**
+     * Whether Cassandra may start a background compaction of this table now; counts a withheld task when not. Called
+     * by compaction threads.
+     */
+    boolean mayStartBackgroundTask(ColumnFamilyStore cfs) {
+        TableState t = tables.get(TableState.nameOf(cfs));
+        if (t == null) {
+            return true;
+        }
+        if (t.held) {
+            t.withheld.incrementAndGet();
+            return false;
+        }
+        int limit = t.maxConcurrent;
+        if (limit >= 0 && running(cfs) >= limit) {
+            t.withheld.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    private static int running(ColumnFamilyStore cfs) {
+        int n = 0;
+        for (CompactionInfo.Holder h : CompactionManager.instance.active.getCompactions()) {
+            CompactionInfo ci = h.getCompactionInfo();
+            if (ci.getTableMetadata() != null && ci.getTableMetadata().id.equals(cfs.metadata.id)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private NodeSnapshot sample() {
+        long now = ticker.read();
+        Map<String, LsmSnapshot> snaps = new LinkedHashMap<>();
+        for (String name : new TreeSet<>(tables.keySet())) {
+            TableState t = tables.get(name);
+            if (t != null) {
+                snaps.put(name, sensors.sample(t, now, actuators.admissionRate(name)));
+            }
+        }
+        return new NodeSnapshot(now, snaps, IoStats.EMPTY, IoStats.EMPTY, 0);
+    }
+
+    private void tick() {
+        try {
+            for (ControlEvent e : plane.tickOnce()) {
+                if (e.outcome() == ControlEvent.Outcome.APPLIED) {
+                    log.info("sluice: {} {} on {} ({})", e.controller(), e.action(), e.partition(), e.reason());
+                } else if (e.outcome() == ControlEvent.Outcome.SUPERSEDED) {
+                    log.debug(
+                            "sluice: {} {} on {} superseded: {}",
+                            e.controller(),
+                            e.action(),
+                            e.partition(),
+                            e.detail());
+                }
+            }
+        } catch (Throwable t) {
+            log.error("sluice: control tick failed; will retry next period", t);
+        }
+    }
+
+    /** Controllers see the tables that exist when they are created (none, at start) and follow the snapshots. */
+    private final class Context implements ControlContext {
+        private final Map<String, String> options;
+
+        Context(Map<String, String> options) {
+            this.options = Map.copyOf(options);
+        }
+
+        @Override
+        public Map<String, String> options() {
+            return options;
+        }
+
+        @Override
+        public List<String> partitions() {
+            return List.copyOf(new TreeSet<>(tables.keySet()));
+        }
+
+        @Override
+        public Ticker ticker() {
+            return ticker;
+        }
+
+        @Override
+        public long tickNanos() {
+            return settings.tick().toNanos();
+        }
+
+        /** Cassandra admits requests at the native transport (SetAdmissionRate), not through a per-table gate. */
+        @Override
+        public void installAdmissionGate(String partition, AdmissionGate gate) {
+            gate.close();
+        }
+
+        @Override
+        public Optional<IoControl> io() {
+            return actuators.io();
+        }
+    }
+
+    private final class View implements SluiceControlMBean {
+        @Override
+        public String[] getControllers() {
+            return plane.loopNames().toArray(String[]::new);
+        }
+
+        @Override
+        public String[] getTables() {
+            return new TreeSet<>(tables.keySet()).toArray(String[]::new);
+        }
+
+        @Override
+        public String[] getHeldTables() {
+            return tables.values().stream()
+                    .filter(t -> t.held)
+                    .map(t -> t.name)
+                    .sorted()
+                    .toArray(String[]::new);
+        }
+
+        @Override
+        public long getWithheldTasks() {
+            return tables.values().stream().mapToLong(t -> t.withheld.get()).sum();
+        }
+
+        @Override
+        public double getAdmissionRate() {
+            double r = actuators.nodeAdmissionRate();
+            return Double.isInfinite(r) ? -1 : r;
+        }
+
+        @Override
+        public long getTicks() {
+            return plane.ticks();
+        }
+
+        @Override
+        public long getEventCount() {
+            return events.total();
+        }
+
+        @Override
+        public String[] getRecentEvents() {
+            return events.recent().stream()
+                    .map(e ->
+                            e.time() + " " + e.controller() + " " + e.partition() + " " + e.action() + " " + e.outcome()
+                                    + " reason=" + e.reason() + (e.detail().isEmpty() ? "" : " detail=" + e.detail()))
+                    .toArray(String[]::new);
+        }
+
+        @Override
+        public String[] getLatestSnapshot() {
+            NodeSnapshot s = plane.latest();
+            if (s == null) {
+                return new String[0];
+            }
+            return s.partitions().values().stream()
+                    .map(p -> String.format(
+                            "%s memtable=%.0f%% sstables=%d pending=%dB compactions=%d flushes=%d ops/s=%.0f held=%s",
+                            p.partition(),
+                            100 * p.memtableWatermark(),
+                            p.levels().stream().mapToInt(l -> l.fileCount()).sum(),
+                            p.pendingCompactionBytes(),
+                            p.runningCompactions(),
+                            p.runningFlushes(),
+                            p.opsPerSecond(),
+                            p.autoCompactionsDisabled()))
+                    .toArray(String[]::new);
+        }
+    }
+}

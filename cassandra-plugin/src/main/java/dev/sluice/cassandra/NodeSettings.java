@@ -1,0 +1,148 @@
+package dev.sluice.cassandra;
+
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
+import dev.sluice.core.config.OptionValues;
+import dev.sluice.core.control.ControlLoopProvider;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+
+/**
+ * The node-wide settings of the plugin: one control plane serves every table that uses {@link
+ * SluiceCompactionStrategy}, so its settings are the Cassandra JVM's system properties ({@code -Dsluice.controls=...}
+ * in {@code jvm-server.options} or {@code JVM_EXTRA_OPTS}), not table options. Controller options are {@code
+ * -Dsluice.control.<name>.<key>=<value>}, checked against the controller's own descriptors, exactly as on the RocksDB
+ * engine's {@code control.<name>.<key>}.
+ *
+ * @param controls controller names in priority order (the first to set a knob in a tick wins)
+ * @param controlOptions per controller, its options parsed over the defaults (as text)
+ */
+record NodeSettings(
+        List<String> controls,
+        Map<String, Map<String, String>> controlOptions,
+        Duration tick,
+        int eventCapacity,
+        Path eventsFile,
+        Map<String, ControlLoopProvider> providers) {
+
+    static final String PREFIX = "sluice.";
+
+    static final Option<String> CONTROLS = Option.of(
+            "controls",
+            "list",
+            "admission",
+            "(none)",
+            true,
+            String::trim,
+            v -> null,
+            v -> v,
+            "controller names, comma-separated",
+            "",
+            "controllers in priority order (admission, static-admission, cruise-compaction-priority, adoc); empty ="
+                    + " none");
+    static final Option<Long> TICK_MS =
+            Option.longOption("tick.ms", 1000, 10, 60_000, "ms", "control period (one snapshot and decision per tick)");
+    static final Option<Long> EVENTS_CAPACITY = Option.longOption(
+            "events.capacity", 1000, 1, 1_000_000, "events", "control events kept in memory (JMX view)");
+    static final Option<String> EVENTS_FILE = Option.of(
+            "events.file",
+            "path",
+            "",
+            "(none)",
+            true,
+            String::trim,
+            v -> null,
+            v -> v,
+            "a file path",
+            "",
+            "also append each control event to this JSON-lines file");
+
+    static final OptionSet OPTIONS = OptionSet.of(CONTROLS, TICK_MS, EVENTS_CAPACITY, EVENTS_FILE);
+
+    /**
+     * Reads and checks the {@code sluice.*} system properties.
+     *
+     * @throws ConfigException naming the property and what is allowed
+     */
+    static NodeSettings from(Properties props) {
+        Map<String, String> own = new TreeMap<>();
+        Map<String, Map<String, String>> perControl = new TreeMap<>();
+        for (String key : props.stringPropertyNames()) {
+            if (!key.startsWith(PREFIX)) {
+                continue;
+            }
+            String k = key.substring(PREFIX.length());
+            if (k.startsWith("control.")) {
+                String rest = k.substring("control.".length());
+                int dot = rest.indexOf('.');
+                if (dot <= 0 || dot == rest.length() - 1) {
+                    throw new ConfigException(
+                            "system property " + key + ": expected sluice.control.<controller>.<option>");
+                }
+                perControl
+                        .computeIfAbsent(rest.substring(0, dot), n -> new TreeMap<>())
+                        .put(rest.substring(dot + 1), props.getProperty(key));
+            } else {
+                own.put(k, props.getProperty(key));
+            }
+        }
+        OptionValues values = OPTIONS.parse(PREFIX, own);
+        Map<String, ControlLoopProvider> known = knownControllers();
+        List<String> controls = new ArrayList<>();
+        for (String name : values.get(CONTROLS).split(",")) {
+            String n = name.trim();
+            if (n.isEmpty()) {
+                continue;
+            }
+            if (!known.containsKey(n)) {
+                throw new ConfigException("system property sluice.controls: '" + n
+                        + "' is not a known controller; known: " + known.keySet());
+            }
+            if (controls.contains(n)) {
+                throw new ConfigException("system property sluice.controls names '" + n + "' twice");
+            }
+            controls.add(n);
+        }
+        Map<String, Map<String, String>> parsed = new LinkedHashMap<>();
+        for (String n : perControl.keySet()) {
+            if (!controls.contains(n)) {
+                throw new ConfigException("system properties sluice.control." + n + ".* are set, but '" + n
+                        + "' is not in sluice.controls = " + controls);
+            }
+        }
+        for (String n : controls) {
+            ControlLoopProvider p = known.get(n);
+            parsed.put(
+                    n,
+                    p.optionSet()
+                            .parse(PREFIX + "control." + n + ".", perControl.getOrDefault(n, Map.of()))
+                            .asStrings());
+        }
+        String file = values.get(EVENTS_FILE);
+        return new NodeSettings(
+                List.copyOf(controls),
+                parsed,
+                Duration.ofMillis(values.get(TICK_MS)),
+                (int) (long) values.get(EVENTS_CAPACITY),
+                file.isBlank() ? null : Path.of(file),
+                known);
+    }
+
+    /** Controllers on the plugin's classpath by name (the shaded jar brings admission, cruise and adoc). */
+    static Map<String, ControlLoopProvider> knownControllers() {
+        Map<String, ControlLoopProvider> m = new TreeMap<>();
+        for (ControlLoopProvider p :
+                ServiceLoader.load(ControlLoopProvider.class, NodeSettings.class.getClassLoader())) {
+            m.putIfAbsent(p.name(), p);
+        }
+        return m;
+    }
+}

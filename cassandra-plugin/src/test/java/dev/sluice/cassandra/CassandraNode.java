@@ -1,0 +1,246 @@
+package dev.sluice.cassandra;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A real Cassandra 5.0.9 node in a child JVM (main class {@code CassandraDaemon}) on 127.0.0.1 with free ports, the
+ * project's own minimal {@code cassandra.yaml}, and the classpath a user gets: the plugin jar plus Cassandra's own
+ * runtime classpath (resolved by cassandra-node/pom.xml, with Cassandra's versions) — no rocksdbjni. Stopped by the
+ * PID it started.
+ */
+final class CassandraNode implements AutoCloseable {
+    static final List<String> JDK17_FLAGS = List.of(
+            "--add-exports",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports",
+            "java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.io=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.ch=ALL-UNNAMED");
+
+    final Path dir;
+    final int nativePort;
+    final int storagePort;
+    final int jmxPort;
+    final List<String> classpath;
+    private final Process process;
+    private JMXConnector jmx;
+
+    private CassandraNode(Path dir, int nativePort, int storagePort, int jmxPort, List<String> cp, Process p) {
+        this.dir = dir;
+        this.nativePort = nativePort;
+        this.storagePort = storagePort;
+        this.jmxPort = jmxPort;
+        this.classpath = cp;
+        this.process = p;
+    }
+
+    /** The plugin jar and the node's classpath, from the system properties the build sets. */
+    static List<String> defaultClasspath(List<String> extra) throws IOException {
+        String jar = System.getProperty("sluice.cassandra.jar", "target/sluice-cassandra.jar");
+        String nodeCp = Files.readString(Path.of(
+                        System.getProperty("sluice.cassandra.node.classpath", "target/cassandra-node.classpath")))
+                .strip();
+        List<String> cp = new ArrayList<>();
+        cp.add(Path.of(jar).toAbsolutePath().toString());
+        cp.addAll(extra);
+        for (String e : nodeCp.split(File.pathSeparator)) {
+            if (!e.isBlank()) {
+                cp.add(e);
+            }
+        }
+        return cp;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Starts a node in {@code dir} and waits until it accepts CQL connections.
+     *
+     * @param sluiceProperties {@code sluice.*} system properties for the plugin's control plane
+     */
+    static CassandraNode start(Path dir, List<String> classpath, Map<String, String> sluiceProperties, String heap)
+            throws IOException, InterruptedException {
+        int nativePort = freePort(), storagePort = freePort(), jmxPort = freePort();
+        Files.createDirectories(dir);
+        Path yaml = dir.resolve("cassandra.yaml");
+        Files.writeString(yaml, yaml(dir, nativePort, storagePort), StandardCharsets.UTF_8);
+        Path logback = dir.resolve("logback.xml");
+        Files.writeString(logback, LOGBACK);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JDK17_FLAGS);
+        cmd.addAll(List.of(
+                "-Xms" + heap,
+                "-Xmx" + heap,
+                "-XX:TieredStopAtLevel=1",
+                "-Dcassandra-foreground=yes",
+                "-Dcassandra.config=" + yaml.toUri(),
+                "-Dcassandra.storagedir=" + dir,
+                "-Dcassandra.jmx.local.port=" + jmxPort,
+                "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+                "-Dcassandra.memtable.row_overhead_size=181",
+                "-Dcassandra.unsafesystem=true",
+                "-Dlogback.configurationFile=" + logback,
+                "-Djava.net.preferIPv4Stack=true"));
+        for (Map.Entry<String, String> e : sluiceProperties.entrySet()) {
+            cmd.add("-D" + e.getKey() + "=" + e.getValue());
+        }
+        cmd.add("-cp");
+        cmd.add(String.join(File.pathSeparator, classpath));
+        cmd.add("org.apache.cassandra.service.CassandraDaemon");
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("stdout.log").toFile())
+                .start();
+        CassandraNode node = new CassandraNode(dir, nativePort, storagePort, jmxPort, classpath, p);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException(
+                        "the Cassandra node exited with " + p.exitValue() + ":\n" + node.tail(60));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", nativePort), 500);
+                return node;
+            } catch (IOException notYet) {
+                Thread.sleep(250);
+            }
+        }
+        node.close();
+        throw new IllegalStateException("the Cassandra node did not open its CQL port in 180 s:\n" + node.tail(60));
+    }
+
+    /** The last lines of the node's stdout, for failure messages. */
+    String tail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(dir.resolve("stdout.log"));
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
+    String log() throws IOException {
+        return Files.readString(dir.resolve("stdout.log"));
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    synchronized MBeanServerConnection jmx() throws IOException {
+        if (jmx == null) {
+            jmx = JMXConnectorFactory.connect(
+                    new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));
+        }
+        return jmx.getMBeanServerConnection();
+    }
+
+    Object attribute(String objectName, String attribute) throws Exception {
+        return jmx().getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    void flush(String keyspace, String... tables) throws Exception {
+        jmx().invoke(
+                        new ObjectName("org.apache.cassandra.db:type=StorageService"),
+                        "forceKeyspaceFlush",
+                        new Object[] {keyspace, tables},
+                        new String[] {String.class.getName(), String[].class.getName()});
+    }
+
+    int liveSSTables(String keyspace, String table) throws Exception {
+        Object v = attribute(
+                "org.apache.cassandra.metrics:type=Table,keyspace=" + keyspace + ",scope=" + table
+                        + ",name=LiveSSTableCount",
+                "Value");
+        return ((Number) v).intValue();
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (jmx != null) {
+                jmx.close();
+            }
+        } catch (IOException ignored) {
+            // the node goes away anyway
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static String yaml(Path dir, int nativePort, int storagePort) {
+        return """
+                cluster_name: sluice
+                num_tokens: 1
+                partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+                storage_compatibility_mode: NONE
+                data_file_directories:
+                  - @DIR@/data
+                commitlog_directory: @DIR@/commitlog
+                saved_caches_directory: @DIR@/saved_caches
+                hints_directory: @DIR@/hints
+                cdc_raw_directory: @DIR@/cdc_raw
+                commitlog_sync: periodic
+                commitlog_sync_period: 10000ms
+                seed_provider:
+                  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+                    parameters:
+                      - seeds: "127.0.0.1:@STORAGE@"
+                listen_address: 127.0.0.1
+                rpc_address: 127.0.0.1
+                storage_port: @STORAGE@
+                native_transport_port: @NATIVE@
+                start_native_transport: true
+                endpoint_snitch: SimpleSnitch
+                memtable_heap_space: 32MiB
+                concurrent_compactors: 1
+                compaction_throughput: 64MiB/s
+                key_cache_size: 0MiB
+                counter_cache_size: 0MiB
+                auto_snapshot: false
+                """.replace("@DIR@", dir.toString())
+                .replace("@STORAGE@", Integer.toString(storagePort))
+                .replace("@NATIVE@", Integer.toString(nativePort));
+    }
+
+    static final String LOGBACK = """
+            <configuration>
+              <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+                <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>
+              </appender>
+              <root level="INFO"><appender-ref ref="STDOUT"/></root>
+            </configuration>
+            """;
+}
