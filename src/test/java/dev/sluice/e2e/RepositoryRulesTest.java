@@ -230,6 +230,111 @@ class RepositoryRulesTest {
         CONTROL_AND_SENSOR_TYPES_ARE_ENGINE_NEUTRAL.check(classes);
     }
 
+    // --- The engine-neutral split: what the Cassandra plugin jar ships (docs/architecture.md "Engine-neutral split")
+    // --
+
+    /**
+     * The engine-neutral classes: the control plane, snapshot, actions and options, the admission SPI, and the
+     * controller packages. cassandra-plugin's shade filters ship exactly these (plus its own classes) without
+     * rocksdbjni; keep this list and the filters in cassandra-plugin/pom.xml in step.
+     */
+    static final DescribedPredicate<JavaClass> ENGINE_NEUTRAL = DescribedPredicate.describe(
+            "are engine-neutral (core control/sensor/config, the admission SPI, ratelimit.admission, compaction..)",
+            k -> {
+                JavaClass c = k.isArray() ? k.getBaseComponentType() : k; // RequestKind[] is RequestKind
+                String pkg = c.getPackageName();
+                String top = c.getName().contains("$")
+                        ? c.getName().substring(0, c.getName().indexOf('$'))
+                        : c.getName();
+                return pkg.startsWith("dev.sluice.core.control")
+                        || pkg.startsWith("dev.sluice.core.sensor")
+                        || pkg.startsWith("dev.sluice.core.config")
+                        || pkg.startsWith("dev.sluice.ratelimit.admission")
+                        || pkg.startsWith("dev.sluice.compaction")
+                        || Set.of(
+                                        "dev.sluice.core.spi.AdmissionGate",
+                                        "dev.sluice.core.spi.IoControl",
+                                        "dev.sluice.core.spi.IoPolicy",
+                                        "dev.sluice.core.RequestKind",
+                                        "dev.sluice.core.ConfigException",
+                                        "dev.sluice.core.SluiceException",
+                                        "dev.sluice.core.OverloadedException")
+                                .contains(top);
+            });
+
+    static final DescribedPredicate<JavaClass> SLUICE_BUT_NOT_ENGINE_NEUTRAL = DescribedPredicate.describe(
+            "are Sluice classes outside the engine-neutral set (the RocksDB binding: NodeImpl, RocksPartition,"
+                    + " RocksActuators, profiles, the priority Env, ...)",
+            k -> {
+                JavaClass c = k.isArray() ? k.getBaseComponentType() : k;
+                return c.getPackageName().startsWith("dev.sluice")
+                        && !c.getPackageName().startsWith("dev.sluice.cassandra")
+                        && !ENGINE_NEUTRAL.test(c);
+            });
+
+    /** The engine-neutral classes touch no engine, and need nothing of Sluice outside their set (the jar is whole). */
+    static final ArchRule ENGINE_NEUTRAL_CLASSES_TOUCH_NO_ENGINE = noClasses()
+            .that(ENGINE_NEUTRAL)
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.rocksdb..", "org.apache.cassandra..")
+            .orShould()
+            .dependOnClassesThat(SLUICE_BUT_NOT_ENGINE_NEUTRAL)
+            .because("the Cassandra plugin jar ships them without rocksdbjni and must load them on a Cassandra node");
+
+    /** The plugin uses only the engine-neutral Sluice classes, and nothing of RocksDB. */
+    static final ArchRule CASSANDRA_PLUGIN_USES_ONLY_ENGINE_NEUTRAL_CLASSES = noClasses()
+            .that()
+            .resideInAPackage("dev.sluice.cassandra..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.rocksdb..")
+            .orShould()
+            .dependOnClassesThat(SLUICE_BUT_NOT_ENGINE_NEUTRAL)
+            .because("the plugin jar carries no rocksdbjni and no RocksDB binding (cassandra-plugin/pom.xml)");
+
+    @Test
+    void theCassandraPluginAndTheControllersAreEngineNeutral() throws IOException {
+        JavaClasses classes = mainClassesOfEveryModule();
+        assertThat(classes.stream().map(JavaClass::getName))
+                .as("the plugin's and the controllers' classes must be imported, else the rules check nothing")
+                .contains(
+                        "dev.sluice.cassandra.SluiceCompactionStrategy",
+                        "dev.sluice.cassandra.CassandraActuators",
+                        AdaptiveAdmission.class.getName(),
+                        CompactionPriority.class.getName(),
+                        "dev.sluice.core.control.ControlPlane");
+        ENGINE_NEUTRAL_CLASSES_TOUCH_NO_ENGINE.check(classes);
+        CASSANDRA_PLUGIN_USES_ONLY_ENGINE_NEUTRAL_CLASSES.check(classes);
+    }
+
+    /** The split rules report the RocksDB binding and an engine import, and leave the pure fixture alone. */
+    @Test
+    void theSplitRulesCatchAnEngineDependency() throws IOException {
+        JavaClasses classes = mainClassesOfEveryModule();
+        EvaluationResult binding = noClasses()
+                .that()
+                .haveFullyQualifiedName("dev.sluice.core.NodeImpl")
+                .should()
+                .dependOnClassesThat(SLUICE_BUT_NOT_ENGINE_NEUTRAL)
+                .orShould()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.rocksdb..")
+                .evaluate(classes);
+        assertThat(binding.hasViolation())
+                .as("NodeImpl uses RocksPartition and org.rocksdb")
+                .isTrue();
+        JavaClasses fixtures = new ClassFileImporter().importPackages("dev.sluice.e2e.archfixture");
+        EvaluationResult engine = noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.rocksdb..", "org.apache.cassandra..")
+                .evaluate(fixtures);
+        assertThat(String.join("\n", engine.getFailureReport().getDetails()))
+                .contains("ImpureController")
+                .doesNotContain("PureController");
+    }
+
     /** Each rule reports a controller that breaks it, and leaves alone one that keeps it. */
     @Test
     void thePurityRulesCatchAnImpureController() {
