@@ -275,6 +275,25 @@ final class NodeControl {
         }
 
         @Override
+        public long[] tableGauges(String keyspace, String table) {
+            ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(keyspace, table);
+            if (cfs == null) {
+                throw new IllegalArgumentException("no table " + keyspace + "." + table);
+            }
+            TableState known = tables.get(TableState.nameOf(cfs));
+            LsmSnapshot s = new CassandraSensors()
+                    .sample(known != null ? known : new TableState(cfs), ticker.read(), Double.POSITIVE_INFINITY);
+            return new long[] {
+                s.levels().stream().mapToLong(l -> l.fileCount()).sum(),
+                s.pendingCompactionBytes(),
+                s.runningCompactions(),
+                s.memtableBytes(),
+                s.memtableBudgetBytes(),
+                s.runningFlushes()
+            };
+        }
+
+        @Override
         public String[] getLatestSnapshot() {
             NodeSnapshot s = plane.latest();
             if (s == null) {

@@ -30,4 +30,13 @@ public interface SluiceControlMBean {
 
     /** The last snapshot, one line per table. */
     String[] getLatestSnapshot();
+
+    /**
+     * The sensors' reading of any table, whatever its strategy (benchmarks read a UCS table with the same code):
+     * {@code [live sstables, pending compaction bytes, running compactions, memtable pool bytes used, memtable pool
+     * budget, memtables being flushed]}.
+     *
+     * @throws IllegalArgumentException when the table does not exist
+     */
+    long[] tableGauges(String keyspace, String table);
 }
