@@ -1,0 +1,67 @@
+package dev.sluice.cassandra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.ConfigException;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/** The node-wide {@code sluice.*} system properties: defaults, and every bad value refused naming the property. */
+class NodeSettingsTest {
+    static Properties props(Map<String, String> m) {
+        Properties p = new Properties();
+        p.putAll(m);
+        p.put("java.version", "17"); // unrelated properties are ignored
+        return p;
+    }
+
+    @Test
+    void defaultsAreAdmissionEverySecond() {
+        NodeSettings s = NodeSettings.from(props(Map.of()));
+        assertThat(s.controls()).containsExactly("admission");
+        assertThat(s.tick().toMillis()).isEqualTo(1000);
+        assertThat(s.eventsFile()).isNull();
+        assertThat(s.controlOptions().get("admission")).containsEntry("watermark.target", "0.5");
+        assertThat(s.providers()).containsKeys("admission", "static-admission", "cruise-compaction-priority", "adoc");
+    }
+
+    @Test
+    void controllersAndTheirOptionsAreParsedWithTheControllersOwnDescriptors() {
+        NodeSettings s = NodeSettings.from(props(Map.of(
+                "sluice.controls", " cruise-compaction-priority , admission ",
+                "sluice.control.admission.initial.rate", "2000",
+                "sluice.tick.ms", "250")));
+        assertThat(s.controls()).containsExactly("cruise-compaction-priority", "admission");
+        assertThat(s.controlOptions().get("admission")).containsEntry("initial.rate", "2000");
+        assertThat(s.tick().toMillis()).isEqualTo(250);
+        assertThat(NodeSettings.from(props(Map.of("sluice.controls", ""))).controls())
+                .isEmpty();
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheProperty() {
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", "admission,nope"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.controls: 'nope' is not a known controller")
+                .hasMessageContaining("admission");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.control.admission.k1", "abc"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.control.admission.k1");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.control.admission.nonsense", "1"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.control.admission.nonsense");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.control.adoc.ratio", "2"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'adoc' is not in sluice.controls");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.tick.ms", "5"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.tick.ms");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.tikc.ms", "100"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sluice.tikc.ms");
+        assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", "admission,admission"))))
+                .hasMessageContaining("names 'admission' twice");
+    }
+}

@@ -1,0 +1,203 @@
+package dev.sluice.bench.cassandra;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A real Cassandra 5.0.9 node in a child JVM ({@code CassandraDaemon}) on 127.0.0.1 with free ports and the project's
+ * own {@code cassandra.yaml} (written here from the scenario's node settings), classpath = the plugin jar + Cassandra's
+ * own runtime classpath (cassandra-plugin/cassandra-node/pom.xml). Stopped by the PID it started.
+ */
+final class CassandraNodeProcess implements AutoCloseable {
+    static final List<String> JDK17_FLAGS = List.of(
+            "--add-exports",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-exports",
+            "java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.io=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.ch=ALL-UNNAMED");
+
+    final Path dir;
+    final int nativePort;
+    private final int jmxPort;
+    private final Process process;
+    private JMXConnector jmx;
+
+    private CassandraNodeProcess(Path dir, int nativePort, int jmxPort, Process p) {
+        this.dir = dir;
+        this.nativePort = nativePort;
+        this.jmxPort = jmxPort;
+        this.process = p;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    static CassandraNodeProcess start(
+            Path dir,
+            List<String> classpath,
+            Map<String, String> yamlSettings,
+            String heap,
+            Map<String, String> sysprops)
+            throws IOException, InterruptedException {
+        int nativePort = freePort(), storagePort = freePort(), jmxPort = freePort();
+        Files.createDirectories(dir);
+        Path yaml = dir.resolve("cassandra.yaml");
+        StringBuilder y = new StringBuilder(baseYaml(dir, nativePort, storagePort));
+        yamlSettings.forEach((k, v) -> y.append(k).append(": ").append(v).append('\n'));
+        Files.writeString(yaml, y, StandardCharsets.UTF_8);
+        Path logback = dir.resolve("logback.xml");
+        Files.writeString(
+                logback,
+                "<configuration><appender name=\"F\" class=\"ch.qos.logback.core.ConsoleAppender\"><encoder>"
+                        + "<pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{20} - %msg%n</pattern></encoder>"
+                        + "</appender><root level=\"INFO\"><appender-ref ref=\"F\"/></root></configuration>\n");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JDK17_FLAGS);
+        cmd.addAll(List.of(
+                "-Xms" + heap,
+                "-Xmx" + heap,
+                "-XX:+UseG1GC",
+                "-Dcassandra-foreground=yes",
+                "-Dcassandra.config=" + yaml.toUri(),
+                "-Dcassandra.storagedir=" + dir,
+                "-Dcassandra.jmx.local.port=" + jmxPort,
+                "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+                "-Dlogback.configurationFile=" + logback,
+                "-Djava.net.preferIPv4Stack=true"));
+        sysprops.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-cp");
+        cmd.add(String.join(File.pathSeparator, classpath));
+        cmd.add("org.apache.cassandra.service.CassandraDaemon");
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("node.log").toFile())
+                .start();
+        CassandraNodeProcess node = new CassandraNodeProcess(dir, nativePort, jmxPort, p);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException(
+                        "the Cassandra node exited with " + p.exitValue() + "; see " + dir.resolve("node.log"));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", nativePort), 500);
+                return node;
+            } catch (IOException notYet) {
+                Thread.sleep(250);
+            }
+        }
+        node.close();
+        throw new IllegalStateException(
+                "the Cassandra node did not open its CQL port in 180 s; see " + dir.resolve("node.log"));
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    synchronized MBeanServerConnection jmx() throws IOException {
+        if (jmx == null) {
+            jmx = JMXConnectorFactory.connect(
+                    new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));
+        }
+        return jmx.getMBeanServerConnection();
+    }
+
+    Object attribute(String objectName, String attribute) throws Exception {
+        return jmx().getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    Object invoke(String objectName, String op, Object[] args, String[] signature) throws Exception {
+        return jmx().invoke(new ObjectName(objectName), op, args, signature);
+    }
+
+    /** Resident set size of the node's process from /proc, or null where /proc is unavailable. */
+    Long rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (jmx != null) {
+                jmx.close();
+            }
+        } catch (IOException ignored) {
+            // the node goes away anyway
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String baseYaml(Path dir, int nativePort, int storagePort) {
+        return """
+                cluster_name: sluice-bench
+                num_tokens: 1
+                partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+                storage_compatibility_mode: NONE
+                data_file_directories:
+                  - @DIR@/data
+                commitlog_directory: @DIR@/commitlog
+                saved_caches_directory: @DIR@/saved_caches
+                hints_directory: @DIR@/hints
+                cdc_raw_directory: @DIR@/cdc_raw
+                commitlog_sync: periodic
+                commitlog_sync_period: 10000ms
+                seed_provider:
+                  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+                    parameters:
+                      - seeds: "127.0.0.1:@STORAGE@"
+                listen_address: 127.0.0.1
+                rpc_address: 127.0.0.1
+                storage_port: @STORAGE@
+                native_transport_port: @NATIVE@
+                start_native_transport: true
+                endpoint_snitch: SimpleSnitch
+                key_cache_size: 0MiB
+                counter_cache_size: 0MiB
+                auto_snapshot: false
+                """.replace("@DIR@", dir.toString())
+                .replace("@STORAGE@", Integer.toString(storagePort))
+                .replace("@NATIVE@", Integer.toString(nativePort));
+    }
+}
