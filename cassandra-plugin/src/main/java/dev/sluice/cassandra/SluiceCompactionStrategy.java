@@ -3,7 +3,6 @@ package dev.sluice.cassandra;
 import dev.sluice.core.ConfigException;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -294,9 +293,5 @@ public class SluiceCompactionStrategy extends AbstractCompactionStrategy {
     @Override
     public String toString() {
         return "SluiceCompactionStrategy(" + kind.name().toLowerCase(Locale.ROOT) + ": " + delegate + ")";
-    }
-
-    static List<String> delegateNames() {
-        return List.of("ucs", "stcs", "lcs");
     }
 }
