@@ -29,6 +29,7 @@ import org.apache.cassandra.io.sstable.Descriptor;
 import org.apache.cassandra.io.sstable.SSTableMultiWriter;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.io.sstable.metadata.StatsMetadata;
+import org.apache.cassandra.schema.CompactionParams;
 import org.apache.cassandra.utils.TimeUUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,10 +112,15 @@ public class SluiceCompactionStrategy extends AbstractCompactionStrategy {
     public static Map<String, String> validateOptions(Map<String, String> options) throws ConfigurationException {
         Map<String, String> rest = new HashMap<>(options);
         Delegate d = Delegate.parse(rest.remove(DELEGATE));
-        try {
-            NodeControl.get();
-        } catch (ConfigException e) {
-            throw new ConfigurationException("SluiceCompactionStrategy: node setting " + e.getMessage());
+        // Cassandra also calls this with CompactionParams.DEFAULT_THRESHOLDS itself, only to ask whether the strategy
+        // takes min/max_threshold, and turns any exception there into an opaque server error; the node settings are
+        // checked when it validates the table's own options.
+        if (options != CompactionParams.DEFAULT_THRESHOLDS) {
+            try {
+                NodeControl.get();
+            } catch (ConfigException e) {
+                throw new ConfigurationException("SluiceCompactionStrategy: node setting " + e.getMessage());
+            }
         }
         return d.validate.apply(rest);
     }
