@@ -32,6 +32,8 @@ import javax.management.StandardMBean;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.compaction.CompactionInfo;
 import org.apache.cassandra.db.compaction.CompactionManager;
+import org.apache.cassandra.db.virtual.VirtualKeyspace;
+import org.apache.cassandra.db.virtual.VirtualKeyspaceRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,6 +98,12 @@ final class NodeControl {
                     .registerMBean(new StandardMBean(new View(), SluiceControlMBean.class), new ObjectName(MBEAN_NAME));
         } catch (Exception e) {
             log.warn("sluice: cannot register the JMX view {}: {}", MBEAN_NAME, e.toString());
+        }
+        try {
+            VirtualKeyspaceRegistry.instance.register(
+                    new VirtualKeyspace(ControlEventsTable.KEYSPACE, List.of(new ControlEventsTable(events))));
+        } catch (RuntimeException e) {
+            log.warn("sluice: cannot register the virtual table sluice.control_events: {}", e.toString());
         }
         log.info(
                 "sluice: control plane started: controls={} tick={} ms options={}",

@@ -181,6 +181,16 @@ class CassandraNodeIT {
                 .anyMatch(e -> e.contains("test-hold " + KS + "." + t + " auto_compactions=off APPLIED"))
                 .anyMatch(e -> e.contains("test-hold " + KS + "." + t + " auto_compactions=on APPLIED"));
         assertThat(node.log()).contains("sluice: test-hold auto_compactions=off on " + KS + "." + t);
+        List<String> virtual = new ArrayList<>();
+        for (Row r : cql.execute("SELECT controller, table_name, action, outcome FROM sluice.control_events")) {
+            virtual.add(r.getString("controller") + " " + r.getString("table_name") + " " + r.getString("action") + " "
+                    + r.getString("outcome"));
+        }
+        assertThat(virtual)
+                .as("the virtual table sluice.control_events")
+                .contains(
+                        "test-hold " + KS + "." + t + " auto_compactions=off APPLIED",
+                        "test-hold " + KS + "." + t + " auto_compactions=on APPLIED");
         assertAllRowsBack(t, 1800);
     }
 
