@@ -146,7 +146,12 @@ final class StatusSampler {
             m.put("maxBackgroundJobs", s.maxBackgroundJobs());
             m.put("writeBufferSize", s.writeBufferSize());
             m.put("stallMicros", s.stallMicros());
-            m.put("health", s.health().toString());
+            m.put(
+                    "health",
+                    s.health().backgroundError() == null
+                            ? "ok"
+                            : (s.health().writesStopped() ? "writes stopped: " : "error: ")
+                                    + s.health().backgroundError());
             parts.put(s.partition(), m);
         }
         doc.put("partitions", parts);
