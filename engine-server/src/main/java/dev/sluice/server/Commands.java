@@ -477,10 +477,21 @@ final class Commands {
                 + " AUTH tenant secret (only SELECT 0 is accepted)"));
     }
 
-    /** CONFIG GET answers an empty list (redis-benchmark asks for save/appendonly); nothing can be set. */
+    /**
+     * CONFIG GET: "save" is "" (no snapshots) and "appendonly" is "yes" (every write goes to the partition's WAL first),
+     * which is what redis-benchmark asks; other parameters are not Redis', so the list is empty. Nothing can be set.
+     */
     private CompletableFuture<Reply> configCmd(Call c, byte[][] a) {
         if (word(a[1]).equals("GET")) {
-            return done(Reply.EMPTY_ARRAY);
+            List<Reply> out = new ArrayList<>();
+            for (int i = 2; i < a.length; i++) {
+                String param = new String(a[i], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+                if (param.equals("save") || param.equals("appendonly")) {
+                    out.add(Reply.Bulk.of(param));
+                    out.add(Reply.Bulk.of(param.equals("save") ? "" : "yes"));
+                }
+            }
+            return done(new Reply.Array(out));
         }
         return done(Reply.error("ERR CONFIG " + printable(new String(a[1], StandardCharsets.UTF_8))
                 + " is not supported: the server is configured by its properties file (./sluice serve --config)"));

@@ -184,6 +184,8 @@ class RespCommandsTest {
             assertThatThrownBy(() -> j.auth("t", "s"))
                     .isInstanceOf(JedisDataException.class)
                     .hasMessageStartingWith("ERR AUTH called without any tenant configured");
+            assertThat(j.configGet("appendonly")).containsEntry("appendonly", "yes");
+            assertThat(j.configGet("maxmemory")).isEmpty();
             assertThatThrownBy(() -> j.configSet("save", ""))
                     .isInstanceOf(JedisDataException.class)
                     .hasMessageStartingWith("ERR CONFIG SET is not supported");
