@@ -322,7 +322,12 @@ final class Commands {
         byte[] expected = (t == null ? "\0" : t.secret()).getBytes(StandardCharsets.UTF_8);
         boolean ok = MessageDigest.isEqual(expected, secret) && t != null;
         if (!ok) {
-            log.info("AUTH failed for tenant '{}' on connection {}", printable(tenant), s.id);
+            // the tenant name only when it is a configured one: a client that swapped its arguments must not get its
+            // secret logged
+            log.info(
+                    "AUTH failed on connection {}: {}",
+                    s.id,
+                    t == null ? "unknown tenant" : "wrong secret for tenant " + t.name());
             return done(Reply.error("WRONGPASS invalid tenant-secret pair"));
         }
         s.tenant = t.name();

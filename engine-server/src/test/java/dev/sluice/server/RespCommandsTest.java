@@ -229,6 +229,34 @@ class RespCommandsTest {
     }
 
     @Test
+    void pipelinedRequestsOnTheSameKeyKeepTheirOrder() {
+        try (Jedis j = TestServers.jedis(server)) {
+            for (int round = 0; round < 20; round++) {
+                Pipeline p = j.pipelined();
+                Response<String> a = p.get("ord");
+                p.set("ord", "1");
+                p.set("ord", "2");
+                p.mset("ord", "3", "other", "x");
+                Response<String> b = p.get("ord");
+                Response<Long> d = p.del("ord", "other");
+                Response<Boolean> e = p.exists("ord");
+                Response<ScanResult<String>> scan =
+                        p.scan("0", new ScanParams().match("ord").count(100_000));
+                p.set("ord", "4");
+                Response<java.util.List<String>> m = p.mget("ord", "other");
+                p.del("ord");
+                p.sync();
+                assertThat(a.get()).isNull();
+                assertThat(b.get()).isEqualTo("3");
+                assertThat(d.get()).isEqualTo(2);
+                assertThat(e.get()).isFalse();
+                assertThat(scan.get().getResult()).isEmpty();
+                assertThat(m.get()).containsExactly("4", null);
+            }
+        }
+    }
+
+    @Test
     void quitClosesTheConnection() {
         try (Jedis j = TestServers.jedis(server)) {
             j.set("q", "1");

@@ -113,6 +113,23 @@ class RespProtocolTest {
     }
 
     @Test
+    void backPressureWithATinyPendingLimitStillAnswersEveryRequestInOrder(@TempDir Path own) throws Exception {
+        try (SluiceServer small = TestServers.start(own, "server.max.pending.per.connection", "2");
+                RawClient c = new RawClient(small.port())) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 500; i++) {
+                sb.append(RawClient.command("SET", "bp" + i, "v" + i)).append(RawClient.command("GET", "bp" + i));
+            }
+            c.send(sb.toString());
+            for (int i = 0; i < 500; i++) {
+                assertThat(c.line()).isEqualTo("+OK");
+                assertThat(c.line()).isEqualTo("$" + ("v" + i).length());
+                assertThat(c.line()).isEqualTo("v" + i);
+            }
+        }
+    }
+
+    @Test
     void unknownCommandAndWrongArityKeepTheConnection() throws Exception {
         try (RawClient c = new RawClient(server.port())) {
             c.send(RawClient.command("NOPE", "a") + RawClient.command("GET") + RawClient.command("PING"));
