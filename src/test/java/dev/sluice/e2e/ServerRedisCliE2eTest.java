@@ -70,7 +70,8 @@ class ServerRedisCliE2eTest {
             Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> canConnect(port));
             String p = String.valueOf(port);
             assertThat(cli("-p", p, "get", "k")).startsWith("NOAUTH Authentication required.");
-            assertThat(cli("-p", p, "--user", "alice", "--pass", "wrong", "ping")).contains("WRONGPASS");
+            assertThat(cli("-p", p, "--user", "alice", "--pass", "wrong", "ping"))
+                    .contains("WRONGPASS");
             List<String> alice = List.of("-p", p, "--user", "alice", "--pass", "a-secret");
             assertThat(cli(alice, "ping")).isEqualTo("PONG");
             assertThat(cli(alice, "set", "greeting", "hello world")).isEqualTo("OK");
@@ -91,18 +92,36 @@ class ServerRedisCliE2eTest {
             assertThat(cli(bob, "--scan")).isEmpty();
             // a short redis-benchmark, pipelined, as bob: it completes and the server reports no error
             List<String> bench = new ArrayList<>(List.of(
-                    "redis-benchmark", "-p", p, "--user", "bob", "-a", "b-secret", "-t", "set,get", "-n", "20000",
-                    "-P", "16", "-c", "10", "--csv"));
+                    "redis-benchmark",
+                    "-p",
+                    p,
+                    "--user",
+                    "bob",
+                    "-a",
+                    "b-secret",
+                    "-t",
+                    "set,get",
+                    "-n",
+                    "20000",
+                    "-P",
+                    "16",
+                    "-c",
+                    "10",
+                    "--csv"));
             String out = run(bench, 300);
             assertThat(out).contains("\"SET\"").contains("\"GET\"").doesNotContainIgnoringCase("error");
             assertThat(cli(bob, "info", "stats")).contains("rejected_busy:0");
         } finally {
             server.destroy(); // SIGTERM
         }
-        assertThat(server.waitFor(120, TimeUnit.SECONDS)).as("server stops after SIGTERM").isTrue();
+        assertThat(server.waitFor(120, TimeUnit.SECONDS))
+                .as("server stops after SIGTERM")
+                .isTrue();
         String output = Files.readString(log);
         assertThat(server.exitValue()).as(output).isZero();
-        assertThat(output).contains("shutting down (finishing admitted requests)").contains("sluice serve: stopped");
+        assertThat(output)
+                .contains("shutting down (finishing admitted requests)")
+                .contains("sluice serve: stopped");
         assertThat(output).doesNotContain("a-secret").doesNotContain("b-secret");
         // every write acknowledged to redis-cli is in the store
         try (SluiceNode node = Sluice.open(SluiceConfig.builder(dir.resolve("data"))
@@ -139,7 +158,9 @@ class ServerRedisCliE2eTest {
     private static String run(List<String> cmd, int timeoutSeconds) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(timeoutSeconds, TimeUnit.SECONDS)).as(String.join(" ", cmd)).isTrue();
+        assertThat(p.waitFor(timeoutSeconds, TimeUnit.SECONDS))
+                .as(String.join(" ", cmd))
+                .isTrue();
         // redis-cli warns about a password on the command line on stderr; drop that line
         return new String(out, UTF_8)
                 .lines()
