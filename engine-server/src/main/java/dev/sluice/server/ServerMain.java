@@ -39,6 +39,11 @@ public final class ServerMain implements Callable<Integer> {
     Path dataDir;
 
     public static void main(String[] args) {
+        // the server's logging setup, under its own name so it never collides with another module's logback.xml on a
+        // shared classpath; -Dlogback.configurationFile still wins
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "sluice-server-logback.xml");
+        }
         System.exit(run(args));
     }
 
