@@ -115,15 +115,9 @@ final class Commands {
 
     /**
      * Runs one request. Never throws and never blocks: the future completes with the reply (errors included) on the
-     * calling thread or on the node's async pool.
-     */
-    CompletableFuture<Reply> execute(Session s, byte[][] args) {
-        return execute(s, args, spec(args[0]), null);
-    }
-
-    /**
-     * As {@link #execute(Session, byte[][])}, but the command itself starts only once {@code after} completes (however
-     * it completes); the checks (unknown command, NOAUTH, arity) and the choice of partition happen now.
+     * calling thread or on the node's async pool. The command itself starts only once {@code after} (if not null)
+     * completes, however it completes; the checks (unknown command, NOAUTH, arity) and the choice of partition happen
+     * now, on the caller's thread.
      */
     CompletableFuture<Reply> execute(Session s, byte[][] args, Spec spec, CompletableFuture<?> after) {
         if (spec == null) {
