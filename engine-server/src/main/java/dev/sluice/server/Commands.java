@@ -1,0 +1,568 @@
+package dev.sluice.server;
+
+import dev.sluice.core.Batch;
+import dev.sluice.core.KeyRange;
+import dev.sluice.core.KeyValue;
+import dev.sluice.core.OverloadedException;
+import dev.sluice.core.Partition;
+import dev.sluice.core.QuotaExceededException;
+import dev.sluice.core.SluiceException;
+import dev.sluice.core.SluiceNode;
+import dev.sluice.core.WriteMode;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RESP2 commands. Every data command goes through the partition's async API ({@code getAsync}, {@code putAsync},
+ * {@code multiGetAsync}, {@code writeAsync}, {@code scanAsync}), so an event-loop thread never waits for admission or
+ * RocksDB; the others answer at once. Errors are the ones Redis clients expect: {@code -ERR unknown command}, {@code
+ * -ERR wrong number of arguments}, {@code -NOAUTH}, {@code -WRONGPASS}, and for the engine's refusals {@code -BUSY}
+ * (admission refused: {@link OverloadedException}) and {@code -QUOTA} ({@link QuotaExceededException}). Thread-safe.
+ */
+final class Commands {
+    private static final Logger log = LoggerFactory.getLogger(Commands.class);
+
+    /** A command: name, Redis arity (n = exactly n words with the name, -n = at least n), flags, first/last key, step. */
+    record Spec(
+            String name,
+            int arity,
+            List<String> flags,
+            int firstKey,
+            int lastKey,
+            int step,
+            boolean beforeAuth,
+            KeyOrder.Kind access,
+            BiFunction<Call, byte[][], CompletableFuture<Reply>> run) {
+        /** The keys this request reads or writes, for {@link KeyOrder}. */
+        KeyOrder.Access access(byte[][] args) {
+            if (access == KeyOrder.Kind.NONE || access == KeyOrder.Kind.SCAN) {
+                return access == KeyOrder.Kind.NONE ? KeyOrder.Access.NONE : new KeyOrder.Access(access, List.of());
+            }
+            int last = lastKey < 0 ? args.length + lastKey : lastKey;
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = firstKey; i <= last && i < args.length; i += step) {
+                keys.add(args[i]);
+            }
+            return new KeyOrder.Access(access, keys);
+        }
+    }
+
+    /** One request's context, fixed when it is received: its connection and the partition it works on then. */
+    record Call(Session session, Partition partition) {}
+
+    private final SluiceNode node;
+    private final ServerConfig config;
+    private final ServerStats stats;
+    private final StatusSampler status;
+    private final Map<String, Spec> specs = new LinkedHashMap<>();
+
+    Commands(SluiceNode node, ServerConfig config, ServerStats stats, StatusSampler status) {
+        this.node = node;
+        this.config = config;
+        this.stats = stats;
+        this.status = status;
+        List<String> r = List.of("readonly", "fast");
+        List<String> w = List.of("write", "denyoom");
+        add("GET", 2, r, 1, 1, 1, false, this::get);
+        add("SET", -3, w, 1, 1, 1, false, this::set);
+        add("DEL", -2, List.of("write"), 1, -1, 1, false, this::del);
+        add("EXISTS", -2, r, 1, -1, 1, false, this::exists);
+        add("MGET", -2, r, 1, -1, 1, false, this::mget);
+        add("MSET", -3, w, 1, -1, 2, false, this::mset);
+        add("SCAN", -2, List.of("readonly"), 0, 0, 0, false, this::scan);
+        add("PING", -1, List.of("fast"), 0, 0, 0, false, this::ping);
+        add("ECHO", 2, List.of("fast"), 0, 0, 0, false, (s, a) -> done(new Reply.Bulk(a[1])));
+        add("INFO", -1, List.of("loading", "stale"), 0, 0, 0, false, this::info);
+        add("AUTH", -2, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, true, this::auth);
+        add("QUIT", -1, List.of("fast"), 0, 0, 0, true, (s, a) -> done(new Reply.ThenClose(Reply.OK)));
+        add("CLIENT", -2, List.of("admin", "noscript"), 0, 0, 0, false, this::client);
+        add("COMMAND", -1, List.of("loading", "stale"), 0, 0, 0, false, this::command);
+        add("SELECT", 2, List.of("loading", "fast"), 0, 0, 0, false, this::select);
+        add("HELLO", -1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, true, this::hello);
+        add("CONFIG", -2, List.of("admin", "noscript"), 0, 0, 0, false, this::configCmd);
+    }
+
+    private void add(
+            String name,
+            int arity,
+            List<String> flags,
+            int first,
+            int last,
+            int step,
+            boolean beforeAuth,
+            BiFunction<Call, byte[][], CompletableFuture<Reply>> run) {
+        KeyOrder.Kind access = name.equals("SCAN")
+                ? KeyOrder.Kind.SCAN
+                : first == 0 ? KeyOrder.Kind.NONE : flags.contains("write") ? KeyOrder.Kind.WRITE : KeyOrder.Kind.READ;
+        specs.put(name, new Spec(name, arity, flags, first, last, step, beforeAuth, access, run));
+    }
+
+    Spec spec(byte[] name) {
+        return specs.get(new String(name, StandardCharsets.UTF_8).toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Runs one request. Never throws and never blocks: the future completes with the reply (errors included) on the
+     * calling thread or on the node's async pool. The command itself starts only once {@code after} (if not null)
+     * completes, however it completes; the checks (unknown command, NOAUTH, arity) and the choice of partition happen
+     * now, on the caller's thread.
+     */
+    CompletableFuture<Reply> execute(Session s, byte[][] args, Spec spec, CompletableFuture<?> after) {
+        if (spec == null) {
+            return done(unknownCommand(args));
+        }
+        if (config.authRequired() && s.tenant == null && !spec.beforeAuth()) {
+            return done(Reply.error("NOAUTH Authentication required."));
+        }
+        if (spec.arity() > 0 ? args.length != spec.arity() : args.length < -spec.arity()) {
+            return done(wrongArity(spec.name()));
+        }
+        Call call = new Call(s, s.partition);
+        if (after == null) {
+            return run(spec, call, args);
+        }
+        return after.handle((v, e) -> null).thenCompose(x -> run(spec, call, args));
+    }
+
+    private CompletableFuture<Reply> run(Spec spec, Call call, byte[][] args) {
+        try {
+            return spec.run().apply(call, args).exceptionally(this::toError);
+        } catch (RuntimeException e) {
+            return done(toError(e));
+        }
+    }
+
+    // ---- data commands (async API only) ----
+
+    private CompletableFuture<Reply> get(Call c, byte[][] a) {
+        return c.partition().getAsync(a[1]).thenApply(Reply.Bulk::new);
+    }
+
+    private CompletableFuture<Reply> set(Call c, byte[][] a) {
+        if (a.length > 3) {
+            String opt = word(a[3]);
+            String why = switch (opt) {
+                case "EX", "PX", "EXAT", "PXAT", "KEEPTTL" ->
+                    "SET " + opt + " is not supported: Sluice keys do not expire";
+                case "NX", "XX", "GET" ->
+                    "SET " + opt + " is not supported (no conditional or read-modify-write SET);"
+                            + " use plain SET key value";
+                default -> "syntax error";
+            };
+            return done(Reply.error("ERR " + why));
+        }
+        return c.partition().putAsync(a[1], a[2], WriteMode.DEFAULT).thenApply(v -> Reply.OK);
+    }
+
+    /** DEL: counts the keys that existed (read, then one atomic batch of deletes; not atomic with the read). */
+    private CompletableFuture<Reply> del(Call c, byte[][] a) {
+        List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
+        Partition p = c.partition();
+        return p.multiGetAsync(keys).thenCompose(values -> {
+            Batch b = new Batch();
+            long n = 0;
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (int i = 0; i < keys.size(); i++) {
+                if (values.get(i) != null && seen.add(new String(keys.get(i), StandardCharsets.ISO_8859_1))) {
+                    n++;
+                    b.delete(keys.get(i));
+                }
+            }
+            long removed = n;
+            return b.isEmpty()
+                    ? CompletableFuture.completedFuture((Reply) new Reply.Int(0))
+                    : p.writeAsync(b, WriteMode.DEFAULT).thenApply(v -> (Reply) new Reply.Int(removed));
+        });
+    }
+
+    /** EXISTS: a key given twice counts twice, as in Redis. */
+    private CompletableFuture<Reply> exists(Call c, byte[][] a) {
+        return c.partition()
+                .multiGetAsync(Arrays.asList(a).subList(1, a.length))
+                .thenApply(values ->
+                        new Reply.Int(values.stream().filter(v -> v != null).count()));
+    }
+
+    private CompletableFuture<Reply> mget(Call c, byte[][] a) {
+        return c.partition()
+                .multiGetAsync(Arrays.asList(a).subList(1, a.length))
+                .thenApply(values -> {
+                    List<Reply> out = new ArrayList<>(values.size());
+                    for (byte[] v : values) {
+                        out.add(new Reply.Bulk(v));
+                    }
+                    return new Reply.Array(out);
+                });
+    }
+
+    /** MSET: one atomic batch. */
+    private CompletableFuture<Reply> mset(Call c, byte[][] a) {
+        if ((a.length - 1) % 2 != 0) {
+            return done(wrongArity("MSET"));
+        }
+        Batch b = new Batch();
+        for (int i = 1; i < a.length; i += 2) {
+            b.put(a[i], a[i + 1]);
+        }
+        return c.partition().writeAsync(b, WriteMode.DEFAULT).thenApply(v -> Reply.OK);
+    }
+
+    /**
+     * SCAN cursor [MATCH pattern] [COUNT n] [TYPE string]: walks the partition in key order, COUNT keys per call (10 by
+     * default); MATCH filters the keys read, so a call may return fewer. Cursors are numbers issued by this connection
+     * (0 = start / done); the last {@value Session#MAX_CURSORS} stay valid.
+     */
+    private CompletableFuture<Reply> scan(Call c, byte[][] a) {
+        Session s = c.session();
+        long cursor;
+        try {
+            cursor = Long.parseUnsignedLong(new String(a[1], StandardCharsets.US_ASCII));
+        } catch (NumberFormatException e) {
+            return done(Reply.error("ERR invalid cursor"));
+        }
+        byte[] pattern = null;
+        int count = 10;
+        boolean typeMatches = true;
+        for (int i = 2; i < a.length; i += 2) {
+            if (i + 1 >= a.length) {
+                return done(Reply.error("ERR syntax error"));
+            }
+            switch (word(a[i])) {
+                case "MATCH" -> pattern = a[i + 1];
+                case "COUNT" -> {
+                    long n;
+                    try {
+                        n = Long.parseLong(new String(a[i + 1], StandardCharsets.US_ASCII));
+                    } catch (NumberFormatException e) {
+                        return done(Reply.error("ERR value is not an integer or out of range"));
+                    }
+                    int max = config.get(ServerConfig.SCAN_MAX_COUNT);
+                    if (n < 1 || n > max) {
+                        return done(Reply.error(
+                                "ERR COUNT " + n + " is out of range (1 to " + max + ", server.scan.max.count)"));
+                    }
+                    count = (int) n;
+                }
+                case "TYPE" -> typeMatches = word(a[i + 1]).equals("STRING");
+                default -> {
+                    return done(Reply.error("ERR syntax error"));
+                }
+            }
+        }
+        KeyRange range;
+        if (cursor == 0) {
+            range = KeyRange.all();
+        } else {
+            byte[] after = s.cursor(cursor);
+            if (after == null) {
+                return done(Reply.error("ERR invalid cursor " + Long.toUnsignedString(cursor)
+                        + " (not issued on this connection, already used, or expired)"));
+            }
+            range = KeyRange.greaterThan(after);
+        }
+        int limit = count;
+        byte[] glob = pattern;
+        boolean keep = typeMatches;
+        return c.partition().scanAsync(range, limit).thenApply(kvs -> {
+            long next =
+                    kvs.size() < limit ? 0 : s.newCursor(kvs.get(kvs.size() - 1).key());
+            List<Reply> keys = new ArrayList<>();
+            if (keep) {
+                for (KeyValue kv : kvs) {
+                    if (glob == null || Glob.matches(glob, kv.key())) {
+                        keys.add(new Reply.Bulk(kv.key()));
+                    }
+                }
+            }
+            return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(keys)));
+        });
+    }
+
+    // ---- connection and server commands (answer at once) ----
+
+    private CompletableFuture<Reply> ping(Call c, byte[][] a) {
+        if (a.length > 2) {
+            return done(wrongArity("PING"));
+        }
+        return done(a.length == 2 ? new Reply.Bulk(a[1]) : new Reply.Simple("PONG"));
+    }
+
+    /** AUTH tenant secret (or AUTH secret for the tenant named "default"); selects the tenant's partition. */
+    private CompletableFuture<Reply> auth(Call c, byte[][] a) {
+        Session s = c.session();
+        if (a.length > 3) {
+            return done(Reply.error("ERR syntax error"));
+        }
+        if (!config.authRequired()) {
+            return done(Reply.error("ERR AUTH called without any tenant configured (server.tenant.<name>.secret);"
+                    + " this server needs no AUTH"));
+        }
+        String tenant = a.length == 3 ? new String(a[1], StandardCharsets.UTF_8) : "default";
+        byte[] secret = a[a.length - 1];
+        ServerConfig.Tenant t = config.tenants().get(tenant);
+        // constant-time compare; an unknown tenant compares against a dummy so timing does not tell tenants apart
+        byte[] expected = (t == null ? "\0" : t.secret()).getBytes(StandardCharsets.UTF_8);
+        boolean ok = MessageDigest.isEqual(expected, secret) && t != null;
+        if (!ok) {
+            // the tenant name only when it is a configured one: a client that swapped its arguments must not get its
+            // secret logged
+            log.info(
+                    "AUTH failed on connection {}: {}",
+                    s.id,
+                    t == null ? "unknown tenant" : "wrong secret for tenant " + t.name());
+            return done(Reply.error("WRONGPASS invalid tenant-secret pair"));
+        }
+        s.tenant = t.name();
+        s.partition = node.partition(t.partition());
+        s.clearCursors();
+        return done(Reply.OK);
+    }
+
+    /**
+     * HELLO [2 [AUTH tenant secret] [SETNAME name]]: RESP2 only (HELLO 3 gets -NOPROTO, so clients fall back); replies
+     * the server's properties as a flat list, as Redis does in RESP2.
+     */
+    private CompletableFuture<Reply> hello(Call c, byte[][] a) {
+        Session s = c.session();
+        int i = 1;
+        if (a.length > 1) {
+            String v = new String(a[1], StandardCharsets.US_ASCII);
+            if (!v.equals("2")) {
+                return done(
+                        v.equals("3")
+                                ? Reply.error("NOPROTO this server speaks RESP2 only")
+                                : Reply.error("NOPROTO unsupported protocol version " + printable(v)));
+            }
+            i = 2;
+        }
+        boolean authed = false;
+        String name = null;
+        for (; i < a.length; i++) {
+            String opt = word(a[i]);
+            if (opt.equals("AUTH") && i + 2 < a.length) {
+                Reply r = auth(c, new byte[][] {a[0], a[i + 1], a[i + 2]}).join();
+                if (r instanceof Reply.Error) {
+                    return done(r);
+                }
+                authed = true;
+                i += 2;
+            } else if (opt.equals("SETNAME") && i + 1 < a.length) {
+                name = new String(a[++i], StandardCharsets.UTF_8);
+            } else {
+                return done(Reply.error("ERR Syntax error in HELLO option '" + printable(opt) + "'"));
+            }
+        }
+        if (config.authRequired() && s.tenant == null && !authed) {
+            return done(Reply.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the"
+                    + " HELLO <proto> AUTH <tenant> <secret> option can be used to authenticate the client"));
+        }
+        if (name != null) {
+            s.clientName = name.isEmpty() ? null : name;
+        }
+        return done(new Reply.Array(List.of(
+                Reply.Bulk.of("server"),
+                Reply.Bulk.of("redis"),
+                Reply.Bulk.of("version"),
+                Reply.Bulk.of("7.0.0"),
+                Reply.Bulk.of("proto"),
+                new Reply.Int(2),
+                Reply.Bulk.of("id"),
+                new Reply.Int(s.id),
+                Reply.Bulk.of("mode"),
+                Reply.Bulk.of("standalone"),
+                Reply.Bulk.of("role"),
+                Reply.Bulk.of("master"),
+                Reply.Bulk.of("modules"),
+                Reply.EMPTY_ARRAY)));
+    }
+
+    private CompletableFuture<Reply> client(Call c, byte[][] a) {
+        Session s = c.session();
+        String sub = word(a[1]);
+        switch (sub) {
+            case "SETNAME" -> {
+                if (a.length != 3) {
+                    return done(wrongArity("CLIENT|SETNAME"));
+                }
+                String name = new String(a[2], StandardCharsets.UTF_8);
+                for (char ch : name.toCharArray()) {
+                    if (ch <= ' ' || ch > '~') {
+                        return done(Reply.error(
+                                "ERR Client names cannot contain spaces, newlines or special" + " characters."));
+                    }
+                }
+                s.clientName = name.isEmpty() ? null : name;
+                return done(Reply.OK);
+            }
+            case "GETNAME" -> {
+                return done(s.clientName == null ? Reply.NIL : Reply.Bulk.of(s.clientName));
+            }
+            case "ID" -> {
+                return done(new Reply.Int(s.id));
+            }
+            case "SETINFO" -> {
+                return done(Reply.OK); // client library name/version: accepted, not kept
+            }
+            default -> {
+                return done(Reply.error("ERR unknown subcommand '" + printable(new String(a[1], StandardCharsets.UTF_8))
+                        + "'. Try CLIENT SETNAME, GETNAME, ID."));
+            }
+        }
+    }
+
+    /** COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND DOCS (empty: no docs). Enough for redis-cli. */
+    private CompletableFuture<Reply> command(Call c, byte[][] a) {
+        if (a.length == 1) {
+            List<Reply> all = new ArrayList<>();
+            for (Spec spec : specs.values()) {
+                all.add(describe(spec));
+            }
+            return done(new Reply.Array(all));
+        }
+        switch (word(a[1])) {
+            case "COUNT" -> {
+                return done(new Reply.Int(specs.size()));
+            }
+            case "INFO" -> {
+                List<Reply> out = new ArrayList<>();
+                for (int i = 2; i < a.length; i++) {
+                    Spec spec = spec(a[i]);
+                    out.add(spec == null ? Reply.NIL : describe(spec));
+                }
+                return done(new Reply.Array(out));
+            }
+            case "DOCS" -> {
+                return done(Reply.EMPTY_ARRAY);
+            }
+            default -> {
+                return done(Reply.error("ERR unknown subcommand '" + printable(new String(a[1], StandardCharsets.UTF_8))
+                        + "'. Try COMMAND COUNT, INFO, DOCS."));
+            }
+        }
+    }
+
+    private static Reply describe(Spec spec) {
+        List<Reply> flags = new ArrayList<>();
+        for (String f : spec.flags()) {
+            flags.add(new Reply.Simple(f));
+        }
+        return new Reply.Array(List.of(
+                Reply.Bulk.of(spec.name().toLowerCase(Locale.ROOT)),
+                new Reply.Int(spec.arity()),
+                new Reply.Array(flags),
+                new Reply.Int(spec.firstKey()),
+                new Reply.Int(spec.lastKey()),
+                new Reply.Int(spec.step())));
+    }
+
+    /** SELECT 0 is accepted (a no-op); other databases are refused: the partition is chosen by AUTH. */
+    private CompletableFuture<Reply> select(Call c, byte[][] a) {
+        if (new String(a[1], StandardCharsets.US_ASCII).equals("0")) {
+            return done(Reply.OK);
+        }
+        return done(Reply.error("ERR SELECT is not supported: a connection works on its tenant's partition, chosen by"
+                + " AUTH tenant secret (only SELECT 0 is accepted)"));
+    }
+
+    /**
+     * CONFIG GET: "save" is "" (no snapshots) and "appendonly" is "yes" (every write goes to the partition's WAL first),
+     * which is what redis-benchmark asks; other parameters are not Redis', so the list is empty. Nothing can be set.
+     */
+    private CompletableFuture<Reply> configCmd(Call c, byte[][] a) {
+        if (word(a[1]).equals("GET")) {
+            List<Reply> out = new ArrayList<>();
+            for (int i = 2; i < a.length; i++) {
+                String param = new String(a[i], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+                if (param.equals("save") || param.equals("appendonly")) {
+                    out.add(Reply.Bulk.of(param));
+                    out.add(Reply.Bulk.of(param.equals("save") ? "" : "yes"));
+                }
+            }
+            return done(new Reply.Array(out));
+        }
+        return done(Reply.error("ERR CONFIG " + printable(new String(a[1], StandardCharsets.UTF_8))
+                + " is not supported: the server is configured by its properties file (./sluice serve --config)"));
+    }
+
+    private CompletableFuture<Reply> info(Call c, byte[][] a) {
+        Session s = c.session();
+        if (a.length > 2) {
+            return done(Reply.error("ERR syntax error"));
+        }
+        String section = a.length == 2 ? word(a[1]).toLowerCase(Locale.ROOT) : "default";
+        return done(new Reply.Bulk(status.info(section, c).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    // ---- errors ----
+
+    /** Maps an engine failure to the error a Redis client expects. */
+    Reply toError(Throwable t) {
+        Throwable e = t;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        if (e instanceof OverloadedException) {
+            stats.busy();
+            return Reply.error("BUSY " + e.getMessage());
+        }
+        if (e instanceof QuotaExceededException) {
+            stats.quota();
+            return Reply.error("QUOTA " + e.getMessage());
+        }
+        stats.error();
+        if (e instanceof IllegalArgumentException || e instanceof SluiceException) {
+            return Reply.error("ERR " + e.getMessage());
+        }
+        if (e instanceof IllegalStateException) {
+            return Reply.error("ERR " + e.getMessage() + " (the server is shutting down or the partition is closed)");
+        }
+        log.warn("unexpected failure of a request", e);
+        return Reply.error("ERR internal error: " + e);
+    }
+
+    private static Reply unknownCommand(byte[][] args) {
+        StringBuilder sb = new StringBuilder("ERR unknown command '")
+                .append(printable(new String(args[0], StandardCharsets.UTF_8)))
+                .append("', with args beginning with: ");
+        for (int i = 1; i < args.length && i < 4; i++) {
+            sb.append('\'')
+                    .append(printable(new String(args[i], StandardCharsets.UTF_8)))
+                    .append("' ");
+        }
+        return Reply.error(sb.toString());
+    }
+
+    private static Reply wrongArity(String name) {
+        return Reply.error("ERR wrong number of arguments for '" + name.toLowerCase(Locale.ROOT) + "' command");
+    }
+
+    private static CompletableFuture<Reply> done(Reply r) {
+        return CompletableFuture.completedFuture(r);
+    }
+
+    private static String word(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
+    }
+
+    /** At most 64 printable characters of user input, for error messages and logs. */
+    static String printable(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < s.length() && i < 64; i++) {
+            char c = s.charAt(i);
+            sb.append(c >= 32 && c < 127 ? c : '?');
+        }
+        return s.length() > 64 ? sb + "..." : sb.toString();
+    }
+}

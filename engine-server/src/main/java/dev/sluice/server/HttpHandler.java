@@ -1,0 +1,146 @@
+package dev.sluice.server;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP port: {@code /metrics} (Prometheus text format from the node's Micrometer registry), {@code /status} (JSON:
+ * partitions, latest snapshots, per-second history, recent control events) and the dashboard ({@code /} and its
+ * assets, served from the jar's {@code dashboard/} resources: no CDN). GET and HEAD only. Sharable (stateless).
+ */
+@ChannelHandler.Sharable
+final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger log = LoggerFactory.getLogger(HttpHandler.class);
+    private static final Map<String, String> ASSETS = Map.of(
+            "/", "index.html",
+            "/index.html", "index.html",
+            "/dashboard.js", "dashboard.js",
+            "/chart.js", "chart.js",
+            "/dashboard.css", "dashboard.css");
+
+    private final PrometheusMeterRegistry registry;
+    private final StatusSampler status;
+    private final Map<String, byte[]> assetCache = new ConcurrentHashMap<>();
+
+    HttpHandler(PrometheusMeterRegistry registry, StatusSampler status) {
+        this.registry = registry;
+        this.status = status;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        if (!req.decoderResult().isSuccess()) {
+            send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", bytes("bad request\n"));
+            return;
+        }
+        if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
+            send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bytes("GET only\n"));
+            return;
+        }
+        String path = new QueryStringDecoder(req.uri()).path();
+        try {
+            switch (path) {
+                case "/metrics" ->
+                    send(
+                            ctx,
+                            req,
+                            HttpResponseStatus.OK,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                            bytes(registry.scrape()));
+                case "/status" -> send(ctx, req, HttpResponseStatus.OK, "application/json", bytes(status.statusJson()));
+                default -> {
+                    String asset = ASSETS.get(path);
+                    if (asset == null) {
+                        send(
+                                ctx,
+                                req,
+                                HttpResponseStatus.NOT_FOUND,
+                                "text/plain; charset=utf-8",
+                                bytes("not found: " + path + " (try /, /status, /metrics)\n"));
+                    } else {
+                        send(ctx, req, HttpResponseStatus.OK, contentType(asset), asset(asset));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("HTTP {} failed", path, e);
+            send(
+                    ctx,
+                    req,
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "text/plain; charset=utf-8",
+                    bytes("unavailable: " + e.getMessage() + "\n"));
+        }
+    }
+
+    private byte[] asset(String name) {
+        return assetCache.computeIfAbsent(name, n -> {
+            try (InputStream in = HttpHandler.class.getResourceAsStream("/dashboard/" + n)) {
+                if (in == null) {
+                    throw new IllegalStateException("dashboard asset " + n + " missing from the jar");
+                }
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read dashboard asset " + n + ": " + e, e);
+            }
+        });
+    }
+
+    private static String contentType(String asset) {
+        if (asset.endsWith(".html")) {
+            return "text/html; charset=utf-8";
+        }
+        if (asset.endsWith(".js")) {
+            return "text/javascript; charset=utf-8";
+        }
+        return "text/css; charset=utf-8";
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void send(
+            ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus st, String type, byte[] body) {
+        boolean head = req.method().equals(HttpMethod.HEAD);
+        ByteBuf content = head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
+        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, st, content);
+        resp.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        resp.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        resp.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        if (keepAlive) {
+            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            ctx.writeAndFlush(resp);
+        } else {
+            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

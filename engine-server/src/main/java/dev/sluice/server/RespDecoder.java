@@ -1,0 +1,186 @@
+package dev.sluice.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decodes RESP2 requests — arrays of bulk strings ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) and inline commands
+ * ({@code PING\r\n}) — into {@code byte[][]} argument vectors, with limits checked as soon as a header is read (before
+ * any of the body is buffered): array length ({@code server.max.array.length}), bulk length ({@code
+ * server.max.bulk.bytes}) and inline line length ({@code server.max.inline.bytes}).
+ *
+ * <p>A malformed or oversized frame produces one {@link ProtocolError} (after the requests decoded before it, so their
+ * replies are still written in order); from then on the rest of the connection's input is discarded and the handler
+ * closes that connection after writing the error. Other connections are not affected. Not sharable: one per channel.
+ */
+final class RespDecoder extends ByteToMessageDecoder {
+    /** A protocol error; the message follows Redis' {@code -ERR Protocol error: ...}. */
+    record ProtocolError(String message) {}
+
+    private static final int MAX_HEADER_LINE = 32;
+
+    private final int maxArrayLength;
+    private final int maxBulkBytes;
+    private final int maxInlineBytes;
+    private boolean failed;
+
+    RespDecoder(int maxArrayLength, int maxBulkBytes, int maxInlineBytes) {
+        this.maxArrayLength = maxArrayLength;
+        this.maxBulkBytes = maxBulkBytes;
+        this.maxInlineBytes = maxInlineBytes;
+    }
+
+    /** Thrown inside decoding; turned into one {@link ProtocolError}. */
+    private static final class Malformed extends Exception {
+        Malformed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        while (in.isReadable()) {
+            int start = in.readerIndex();
+            Object msg;
+            try {
+                msg = in.getByte(start) == '*' ? decodeArray(in) : decodeInline(in);
+            } catch (Malformed e) {
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                out.add(new ProtocolError("Protocol error: " + e.getMessage()));
+                return;
+            }
+            if (msg == null) {
+                in.readerIndex(start); // incomplete: wait for more bytes
+                return;
+            }
+            if (msg != SKIP) {
+                out.add(msg);
+            }
+        }
+    }
+
+    private static final Object SKIP = new Object();
+
+    /** A whole array of bulk strings, or null when incomplete. */
+    private Object decodeArray(ByteBuf in) throws Malformed {
+        in.skipBytes(1);
+        long n = readNumber(in, "multibulk length");
+        if (n == Long.MIN_VALUE) {
+            return null;
+        }
+        if (n > maxArrayLength) {
+            throw new Malformed("array of " + n + " elements exceeds server.max.array.length (" + maxArrayLength + ")");
+        }
+        if (n <= 0) {
+            if (n < -1) {
+                throw new Malformed("invalid multibulk length " + n);
+            }
+            return SKIP; // *0 and *-1: empty requests are ignored, as Redis does
+        }
+        byte[][] args = new byte[(int) n][];
+        for (int i = 0; i < n; i++) {
+            if (!in.isReadable()) {
+                return null;
+            }
+            byte b = in.readByte();
+            if (b != '$') {
+                throw new Malformed("expected '$', got '" + printable(b) + "'");
+            }
+            long len = readNumber(in, "bulk length");
+            if (len == Long.MIN_VALUE) {
+                return null;
+            }
+            if (len > maxBulkBytes) {
+                throw new Malformed(
+                        "bulk string of " + len + " bytes exceeds server.max.bulk.bytes (" + maxBulkBytes + ")");
+            }
+            if (len < 0) {
+                throw new Malformed("invalid bulk length " + len);
+            }
+            if (in.readableBytes() < len + 2) {
+                return null;
+            }
+            byte[] a = new byte[(int) len];
+            in.readBytes(a);
+            if (in.readByte() != '\r' || in.readByte() != '\n') {
+                throw new Malformed("bulk string not terminated by CRLF");
+            }
+            args[i] = a;
+        }
+        return args;
+    }
+
+    /**
+     * A decimal number terminated by CRLF; {@link Long#MIN_VALUE} when the line is not complete yet.
+     *
+     * @throws Malformed when it is not a number or the line is too long for one
+     */
+    private static long readNumber(ByteBuf in, String what) throws Malformed {
+        int eol = in.indexOf(
+                in.readerIndex(), Math.min(in.writerIndex(), in.readerIndex() + MAX_HEADER_LINE), (byte) '\n');
+        if (eol < 0) {
+            if (in.readableBytes() >= MAX_HEADER_LINE) {
+                throw new Malformed("invalid " + what + " (no CRLF within " + MAX_HEADER_LINE + " bytes)");
+            }
+            return Long.MIN_VALUE;
+        }
+        int len = eol - in.readerIndex();
+        if (len < 2 || in.getByte(eol - 1) != '\r') {
+            throw new Malformed("invalid " + what);
+        }
+        String s = in.toString(in.readerIndex(), len - 1, StandardCharsets.US_ASCII);
+        in.readerIndex(eol + 1);
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new Malformed("invalid " + what + " '" + printable(s) + "'");
+        }
+    }
+
+    /** An inline command: one line split on blanks; null when incomplete. */
+    private Object decodeInline(ByteBuf in) throws Malformed {
+        int limit = Math.min(in.writerIndex(), in.readerIndex() + maxInlineBytes + 2);
+        int eol = in.indexOf(in.readerIndex(), limit, (byte) '\n');
+        if (eol < 0) {
+            if (in.readableBytes() > maxInlineBytes) {
+                throw new Malformed("inline request longer than server.max.inline.bytes (" + maxInlineBytes + ")");
+            }
+            return null;
+        }
+        int end = eol > in.readerIndex() && in.getByte(eol - 1) == '\r' ? eol - 1 : eol;
+        String line = in.toString(in.readerIndex(), end - in.readerIndex(), StandardCharsets.UTF_8);
+        in.readerIndex(eol + 1);
+        List<byte[]> args = new ArrayList<>();
+        for (String part : line.trim().split("[ \t]+")) {
+            if (!part.isEmpty()) {
+                args.add(part.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        if (args.size() > maxArrayLength) {
+            throw new Malformed("inline request of " + args.size() + " arguments exceeds server.max.array.length ("
+                    + maxArrayLength + ")");
+        }
+        return args.isEmpty() ? SKIP : args.toArray(new byte[0][]);
+    }
+
+    private static String printable(byte b) {
+        return b >= 32 && b < 127 ? String.valueOf((char) b) : String.format("\\x%02x", b & 0xff);
+    }
+
+    private static String printable(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            sb.append(c >= 32 && c < 127 ? String.valueOf(c) : String.format("\\x%02x", (int) c));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,238 @@
+package dev.sluice.server;
+
+import dev.sluice.core.ConfigException;
+import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.config.Option;
+import dev.sluice.core.config.OptionSet;
+import dev.sluice.core.config.OptionValues;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * The server's configuration: the node's {@link SluiceConfig} plus the {@code server.*} keys, read from one properties
+ * file (the node's format: every other key is the node's, checked by {@link SluiceConfig#fromProperties}).
+ *
+ * <p>Tenants: {@code server.tenant.<name>.secret = S} declares a tenant that authenticates with {@code AUTH <name> S}
+ * and then works on the partition {@code server.tenant.<name>.partition} (default: the partition named like the
+ * tenant). When at least one tenant is declared, every connection must {@code AUTH} first ({@code -NOAUTH}); with none,
+ * connections use the node's first partition without authentication. Secrets are never logged nor put in messages.
+ *
+ * @param tenants tenant name → its secret and partition
+ */
+public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, Tenant> tenants) {
+
+    /** A tenant: the secret it authenticates with and the partition it is mapped to. */
+    public record Tenant(String name, String secret, String partition) {
+        @Override
+        public String toString() {
+            return "Tenant[" + name + " -> " + partition + ", secret=****]";
+        }
+    }
+
+    static final String PREFIX = "server.";
+    private static final String TENANT_PREFIX = "tenant.";
+    private static final Pattern TENANT_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    public static final Option<String> HOST = Option.of(
+            "host",
+            "text",
+            "127.0.0.1",
+            null,
+            false,
+            s -> s,
+            s -> null,
+            s -> s,
+            "an address of this machine",
+            "",
+            "Address the RESP2 (Redis protocol) port binds to; 127.0.0.1 keeps it local.");
+    public static final Option<Integer> PORT =
+            Option.intOption("port", 6380, 0, 65535, "", "RESP2 (Redis protocol) port; 0 = any free port (tests).");
+    public static final Option<String> HTTP_HOST = Option.of(
+            "http.host",
+            "text",
+            "127.0.0.1",
+            null,
+            false,
+            s -> s,
+            s -> null,
+            s -> s,
+            "an address of this machine",
+            "",
+            "Address the HTTP port (/metrics, /status, dashboard) binds to.");
+    public static final Option<Integer> HTTP_PORT = Option.intOption(
+            "http.port",
+            8380,
+            0,
+            65535,
+            "",
+            "HTTP port: /metrics (Prometheus), /status (JSON), / (live dashboard); 0 = any free port (tests).");
+    public static final Option<Integer> IO_THREADS =
+            Option.intOption("io.threads", 2, 1, 64, "threads", "Netty event-loop threads of the RESP2 port.");
+    public static final Option<Integer> MAX_BULK_BYTES = Option.intOption(
+            "max.bulk.bytes",
+            16 * 1024 * 1024 + 1024,
+            1024,
+            512 * 1024 * 1024,
+            "bytes",
+            "Largest bulk string of a request; a larger one is a protocol error: -ERR, then that connection is closed."
+                    + " Values above limits.max.value.bytes get -ERR from the partition.");
+    public static final Option<Integer> MAX_ARRAY_LENGTH = Option.intOption(
+            "max.array.length",
+            1024 * 1024,
+            2,
+            64 * 1024 * 1024,
+            "elements",
+            "Most arguments in one request (MSET k v ... counts 2 per pair); more is a protocol error: -ERR, then that"
+                    + " connection is closed.");
+    public static final Option<Integer> MAX_INLINE_BYTES = Option.intOption(
+            "max.inline.bytes",
+            64 * 1024,
+            64,
+            16 * 1024 * 1024,
+            "bytes",
+            "Longest inline (telnet-style) request line; longer is a protocol error and closes the connection.");
+    public static final Option<Integer> MAX_PENDING = Option.intOption(
+            "max.pending.per.connection",
+            1024,
+            1,
+            1_000_000,
+            "requests",
+            "Pipelined requests of one connection in flight at once; beyond it the server stops reading that"
+                    + " connection until replies are written (back-pressure, not an error).");
+    public static final Option<Integer> SCAN_MAX_COUNT =
+            Option.intOption("scan.max.count", 100_000, 1, 10_000_000, "keys", "Largest COUNT a SCAN may ask for.");
+    public static final Option<Long> SHUTDOWN_TIMEOUT_MS = Option.longOption(
+            "shutdown.timeout.ms",
+            30_000,
+            0,
+            3_600_000,
+            "ms",
+            "On shutdown (SIGTERM): how long admitted requests may take to finish before connections are closed.");
+    public static final Option<Integer> HISTORY_SECONDS = Option.intOption(
+            "history.seconds",
+            600,
+            10,
+            86_400,
+            "s",
+            "Per-second points /status keeps for the dashboard (throughput, p99, watermark, L0 files, I/O).");
+
+    /** Every fixed {@code server.*} option (tenant keys are {@code server.tenant.<name>.secret|partition}). */
+    public static final OptionSet OPTIONS = OptionSet.of(
+            HOST,
+            PORT,
+            HTTP_HOST,
+            HTTP_PORT,
+            IO_THREADS,
+            MAX_BULK_BYTES,
+            MAX_ARRAY_LENGTH,
+            MAX_INLINE_BYTES,
+            MAX_PENDING,
+            SCAN_MAX_COUNT,
+            SHUTDOWN_TIMEOUT_MS,
+            HISTORY_SECONDS);
+
+    public ServerConfig {
+        tenants = Map.copyOf(tenants);
+        for (Tenant t : tenants.values()) {
+            if (!node.partitions().contains(t.partition())) {
+                throw new ConfigException(PREFIX + TENANT_PREFIX + t.name() + ".partition = " + t.partition()
+                        + " is not a partition of the node; partitions = " + node.partitions());
+            }
+        }
+    }
+
+    /** A server over {@code node} with default {@code server.*} options and no tenants (no AUTH). */
+    public static ServerConfig of(SluiceConfig node) {
+        return new ServerConfig(node, OPTIONS.defaults(), Map.of());
+    }
+
+    public <T> T get(Option<T> option) {
+        return server.get(option);
+    }
+
+    public boolean authRequired() {
+        return !tenants.isEmpty();
+    }
+
+    /** Reads a properties file: {@code server.*} keys here, every other key is the node's. */
+    public static ServerConfig fromProperties(Path file) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        try {
+            return fromProperties(p, file.toAbsolutePath().getParent());
+        } catch (ConfigException e) {
+            throw new ConfigException(file + ": " + e.getMessage());
+        }
+    }
+
+    /** Builds from key/value pairs; relative paths of the node's keys resolve against {@code baseDir}. */
+    public static ServerConfig fromProperties(Properties p, Path baseDir) {
+        Properties nodeProps = new Properties();
+        Map<String, String> serverKeys = new TreeMap<>();
+        Map<String, Map<String, String>> tenantKeys = new TreeMap<>();
+        List<String> badTenantKeys = new ArrayList<>();
+        for (String key : p.stringPropertyNames()) {
+            String v = p.getProperty(key).trim();
+            if (!key.startsWith(PREFIX)) {
+                nodeProps.setProperty(key, v);
+                continue;
+            }
+            String k = key.substring(PREFIX.length());
+            if (k.startsWith(TENANT_PREFIX)) {
+                String rest = k.substring(TENANT_PREFIX.length());
+                int dot = rest.lastIndexOf('.');
+                String name = dot < 0 ? "" : rest.substring(0, dot);
+                String field = dot < 0 ? rest : rest.substring(dot + 1);
+                if (!TENANT_NAME.matcher(name).matches() || !(field.equals("secret") || field.equals("partition"))) {
+                    badTenantKeys.add(key);
+                } else {
+                    tenantKeys.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(field, v);
+                }
+            } else {
+                serverKeys.put(k, v);
+            }
+        }
+        if (!badTenantKeys.isEmpty()) {
+            throw new ConfigException(
+                    "unknown tenant key(s) " + badTenantKeys.stream().sorted().toList()
+                            + "; a tenant is declared with server.tenant.<name>.secret and optionally"
+                            + " server.tenant.<name>.partition, <name> of [A-Za-z0-9_-]{1,64}");
+        }
+        OptionValues server = OPTIONS.parse(PREFIX, serverKeys);
+        SluiceConfig node = SluiceConfig.fromProperties(nodeProps, baseDir);
+        Map<String, Tenant> tenants = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, String>> e : tenantKeys.entrySet()) {
+            String name = e.getKey();
+            String secret = e.getValue().get("secret");
+            if (secret == null || secret.isEmpty()) {
+                throw new ConfigException(PREFIX + TENANT_PREFIX + name + ".secret is missing or empty: every tenant"
+                        + " needs a secret");
+            }
+            String partition = e.getValue().getOrDefault("partition", name);
+            if (partition.isEmpty()) {
+                throw new ConfigException(PREFIX + TENANT_PREFIX + name + ".partition is empty");
+            }
+            tenants.put(name, new Tenant(name, secret, partition));
+        }
+        return new ServerConfig(node, server, tenants);
+    }
+
+    @Override
+    public String toString() {
+        return "ServerConfig[node=" + node + ", server=" + server + ", tenants=" + tenants.values() + "]";
+    }
+}

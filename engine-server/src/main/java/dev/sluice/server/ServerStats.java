@@ -1,0 +1,114 @@
+package dev.sluice.server;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * What the server itself measures: connections, commands completed and refused, and the latency of every command from
+ * the moment it was decoded to the moment its reply was ready (an HdrHistogram {@link Recorder}, read once a second by
+ * the status sampler). Thread-safe.
+ */
+final class ServerStats {
+    private static final long MAX_LATENCY_MICROS = 3_600_000_000L;
+
+    private final MeterRegistry registry;
+    private final Recorder latency = new Recorder(MAX_LATENCY_MICROS, 3);
+    private final LongAdder commands = new LongAdder();
+    private final LongAdder busy = new LongAdder();
+    private final LongAdder quota = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder protocolErrors = new LongAdder();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final ConcurrentHashMap<String, Counter> perCommand = new ConcurrentHashMap<>();
+    private Histogram recycled;
+
+    ServerStats(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("sluice.server.connections", connections, AtomicInteger::get)
+                .description("open RESP2 connections")
+                .register(registry);
+        Gauge.builder("sluice.server.refused", busy, LongAdder::sum)
+                .tag("reason", "busy")
+                .description("requests answered -BUSY (admission refused)")
+                .register(registry);
+        Gauge.builder("sluice.server.refused", quota, LongAdder::sum)
+                .tag("reason", "quota")
+                .description("requests answered -QUOTA")
+                .register(registry);
+        Gauge.builder("sluice.server.protocol.errors", protocolErrors, LongAdder::sum)
+                .description("connections closed for a malformed or oversized frame")
+                .register(registry);
+    }
+
+    void connectionOpened() {
+        connections.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    int connections() {
+        return connections.get();
+    }
+
+    /** A command finished after {@code nanos}; {@code name} is its upper-case name (known commands only). */
+    void completed(String name, long nanos) {
+        commands.increment();
+        latency.recordValue(Math.min(MAX_LATENCY_MICROS, Math.max(0, nanos / 1000)));
+        if (name != null) {
+            perCommand
+                    .computeIfAbsent(
+                            name,
+                            n -> Counter.builder("sluice.server.commands")
+                                    .tag("command", n.toLowerCase(java.util.Locale.ROOT))
+                                    .description("RESP2 commands completed")
+                                    .register(registry))
+                    .increment();
+        }
+    }
+
+    void busy() {
+        busy.increment();
+    }
+
+    void quota() {
+        quota.increment();
+    }
+
+    void error() {
+        errors.increment();
+    }
+
+    void protocolError() {
+        protocolErrors.increment();
+    }
+
+    long commands() {
+        return commands.sum();
+    }
+
+    long busyCount() {
+        return busy.sum();
+    }
+
+    long quotaCount() {
+        return quota.sum();
+    }
+
+    long errorCount() {
+        return errors.sum();
+    }
+
+    /** Latencies recorded since the previous call (in µs); called by one thread, the status sampler. */
+    synchronized Histogram intervalLatency() {
+        recycled = latency.getIntervalHistogram(recycled);
+        return recycled;
+    }
+}

@@ -1,0 +1,245 @@
+package dev.sluice.server;
+
+import dev.sluice.core.Sluice;
+import dev.sluice.core.SluiceException;
+import dev.sluice.core.SluiceNode;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Sluice node behind a RESP2 (Redis protocol) port and an HTTP port (docs/architecture.md §3.8). {@link #start} opens
+ * the node with a Prometheus registry and binds both ports; {@link #close} shuts down gracefully: it stops accepting
+ * connections and reading requests, lets every request already read finish and its reply be written (up to {@code
+ * server.shutdown.timeout.ms}), closes the connections and the HTTP port, then closes the node.
+ *
+ * <p>Threads: {@code server.io.threads} event loops for RESP2 (they never block: requests use the partition's async
+ * API), one for HTTP, one scheduler that samples the status once a second. Thread-safe.
+ */
+public final class SluiceServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
+
+    private final ServerConfig config;
+    private final SluiceNode node;
+    private final PrometheusMeterRegistry registry;
+    private final ServerStats stats;
+    private final StatusSampler status;
+    private final Commands commands;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final EventLoopGroup http;
+    private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
+    private final Map<Channel, RespHandler> handlers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong connectionIds = new AtomicLong();
+    private Channel respChannel;
+    private Channel httpChannel;
+    private volatile boolean closed;
+
+    private SluiceServer(ServerConfig config) {
+        this.config = config;
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Sluice.validate(config.node());
+        this.node = Sluice.open(config.node(), registry);
+        this.stats = new ServerStats(registry);
+        this.status = new StatusSampler(node, config, stats, Clock.systemUTC());
+        this.commands = new Commands(node, config, stats, status);
+        this.boss = new MultiThreadIoEventLoopGroup(
+                1, new DefaultThreadFactory("sluice-resp-accept", true), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(
+                config.get(ServerConfig.IO_THREADS),
+                new DefaultThreadFactory("sluice-resp", true),
+                NioIoHandler.newFactory());
+        this.http = new MultiThreadIoEventLoopGroup(
+                1, new DefaultThreadFactory("sluice-http", true), NioIoHandler.newFactory());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sluice-server-status");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Opens the node and binds both ports.
+     *
+     * @throws dev.sluice.core.ConfigException on a bad configuration
+     * @throws SluiceException when the node cannot open or a port cannot be bound (naming the address)
+     */
+    public static SluiceServer start(ServerConfig config) {
+        SluiceServer s = new SluiceServer(config);
+        try {
+            s.bind();
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    private void bind() {
+        int maxArray = config.get(ServerConfig.MAX_ARRAY_LENGTH);
+        int maxBulk = config.get(ServerConfig.MAX_BULK_BYTES);
+        int maxInline = config.get(ServerConfig.MAX_INLINE_BYTES);
+        int maxPending = config.get(ServerConfig.MAX_PENDING);
+        ServerBootstrap resp = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (closed) {
+                            ch.close();
+                            return;
+                        }
+                        Session session = new Session(connectionIds.incrementAndGet(), node.defaultPartition());
+                        RespHandler h = new RespHandler(commands, stats, maxPending, session);
+                        handlers.put(ch, h);
+                        ch.closeFuture().addListener(f -> handlers.remove(ch));
+                        connections.add(ch);
+                        ch.pipeline().addLast(new RespDecoder(maxArray, maxBulk, maxInline), h);
+                    }
+                });
+        respChannel = bindOrExplain(
+                resp, config.get(ServerConfig.HOST), config.get(ServerConfig.PORT), "server.host/server.port");
+        ServerBootstrap web = new ServerBootstrap()
+                .group(http)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(new HttpServerCodec(8192, 16 * 1024, 16 * 1024))
+                                .addLast(new HttpObjectAggregator(64 * 1024))
+                                .addLast(new HttpHandler(registry, status));
+                    }
+                });
+        httpChannel = bindOrExplain(
+                web,
+                config.get(ServerConfig.HTTP_HOST),
+                config.get(ServerConfig.HTTP_PORT),
+                "server.http.host/server.http.port");
+        status.ports(port(), httpPort());
+        status.sample();
+        scheduler.scheduleAtFixedRate(this::sampleQuietly, 1, 1, TimeUnit.SECONDS);
+        log.info(
+                "Sluice server: RESP2 on {}, HTTP (dashboard /, /status, /metrics) on http://{}, partitions {}, auth {}",
+                respChannel.localAddress(),
+                hostPort((InetSocketAddress) httpChannel.localAddress()),
+                node.partitionNames(),
+                config.authRequired() ? "required (" + config.tenants().size() + " tenants)" : "off");
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
+    }
+
+    private static Channel bindOrExplain(ServerBootstrap b, String host, int port, String keys) {
+        try {
+            return b.bind(host, port).syncUninterruptibly().channel();
+        } catch (Exception e) {
+            throw new SluiceException(
+                    "cannot listen on " + host + ":" + port + " (" + keys + "): " + e.getMessage(), e);
+        }
+    }
+
+    private void sampleQuietly() {
+        try {
+            if (!closed) {
+                status.sample();
+            }
+        } catch (RuntimeException e) {
+            if (!closed) {
+                log.warn("status sample failed", e);
+            }
+        }
+    }
+
+    /** The bound RESP2 port. */
+    public int port() {
+        return ((InetSocketAddress) respChannel.localAddress()).getPort();
+    }
+
+    /** The bound HTTP port. */
+    public int httpPort() {
+        return ((InetSocketAddress) httpChannel.localAddress()).getPort();
+    }
+
+    public SluiceNode node() {
+        return node;
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /**
+     * Graceful shutdown, idempotent: stop accepting, stop reading, let the requests already read finish and their
+     * replies be written (up to {@code server.shutdown.timeout.ms}), close the connections and the HTTP port, close the
+     * node.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long t0 = System.nanoTime();
+        if (respChannel != null) {
+            respChannel.close().syncUninterruptibly();
+        }
+        handlers.values().forEach(RespHandler::quiesce);
+        long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(config.get(ServerConfig.SHUTDOWN_TIMEOUT_MS));
+        boolean drained = false;
+        while (!(drained = handlers.values().stream().allMatch(RespHandler::idle)) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!drained) {
+            log.warn("shutdown: requests still running after server.shutdown.timeout.ms; closing connections anyway");
+        }
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        scheduler.shutdownNow();
+        if (httpChannel != null) {
+            httpChannel.close().syncUninterruptibly();
+        }
+        try {
+            node.close();
+        } finally {
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            http.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            registry.close();
+            log.info("Sluice server closed in {} ms", (System.nanoTime() - t0) / 1_000_000);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sluice.server;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.ScanParams;
+
+/** AUTH tenant secret selects the tenant's partition; tenants cannot see each other's keys. */
+class AuthTest {
+    @TempDir
+    static Path dir;
+
+    static SluiceServer server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServers.start(
+                dir,
+                "partitions",
+                "alpha,beta",
+                "server.tenant.alice.secret",
+                "s3cret-a",
+                "server.tenant.alice.partition",
+                "alpha",
+                "server.tenant.bob.secret",
+                "s3cret-b",
+                "server.tenant.bob.partition",
+                "beta");
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void everyDataCommandNeedsAuth() {
+        try (Jedis j = TestServers.jedis(server)) {
+            for (Runnable r : new Runnable[] {
+                () -> j.get("k"), () -> j.set("k", "v"), j::ping, () -> j.scan("0"), j::info, () -> j.del("k")
+            }) {
+                assertThatThrownBy(r::run)
+                        .isInstanceOf(JedisDataException.class)
+                        .hasMessage("NOAUTH Authentication required.");
+            }
+        }
+        assertThat(server.node().partition("alpha").get("k".getBytes(UTF_8))).isNull();
+    }
+
+    @Test
+    void wrongSecretOrUnknownTenantIsRefused() {
+        try (Jedis j = TestServers.jedis(server)) {
+            assertThatThrownBy(() -> j.auth("alice", "wrong"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("WRONGPASS invalid tenant-secret pair");
+            assertThatThrownBy(() -> j.auth("mallory", "s3cret-a"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("WRONGPASS invalid tenant-secret pair");
+            assertThatThrownBy(() -> j.auth("s3cret-a"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("WRONGPASS invalid tenant-secret pair");
+            assertThatThrownBy(() -> j.get("k")).hasMessage("NOAUTH Authentication required.");
+        }
+    }
+
+    @Test
+    void aTenantCannotReadAnothersKeys() {
+        try (Jedis a = TestServers.jedis(server);
+                Jedis b = TestServers.jedis(server)) {
+            assertThat(a.auth("alice", "s3cret-a")).isEqualTo("OK");
+            assertThat(b.auth("bob", "s3cret-b")).isEqualTo("OK");
+            a.set("secret-plan", "alice's");
+            a.mset("a1", "1", "a2", "2");
+            b.set("secret-plan", "bob's");
+            assertThat(a.get("secret-plan")).isEqualTo("alice's");
+            assertThat(b.get("secret-plan")).isEqualTo("bob's");
+            assertThat(b.get("a1")).isNull();
+            assertThat(b.exists("a1", "a2")).isZero();
+            assertThat(b.mget("a1", "a2")).containsExactly(null, null);
+            assertThat(b.del("a1")).isZero();
+            Set<String> bobSees =
+                    new HashSet<>(b.scan("0", new ScanParams().count(1000)).getResult());
+            assertThat(bobSees).contains("secret-plan").doesNotContain("a1", "a2");
+            assertThat(a.get("a1")).isEqualTo("1"); // bob's DEL did not touch alice's key
+            assertThat(server.node().partition("alpha").get("secret-plan".getBytes(UTF_8)))
+                    .isEqualTo("alice's".getBytes(UTF_8));
+            assertThat(server.node().partition("beta").get("secret-plan".getBytes(UTF_8)))
+                    .isEqualTo("bob's".getBytes(UTF_8));
+            // a cursor issued to alice is not valid after the connection switches tenant
+            String cursor = a.scan("0", new ScanParams().count(1)).getCursor();
+            assertThat(a.auth("bob", "s3cret-b")).isEqualTo("OK");
+            assertThatThrownBy(() -> a.scan(cursor)).hasMessageStartingWith("ERR invalid cursor");
+            assertThat(a.get("secret-plan")).isEqualTo("bob's");
+        }
+    }
+
+    @Test
+    void helloCanAuthenticate() {
+        try (Jedis j = new Jedis(
+                new redis.clients.jedis.HostAndPort("127.0.0.1", server.port()),
+                redis.clients.jedis.DefaultJedisClientConfig.builder()
+                        .protocol(redis.clients.jedis.RedisProtocol.RESP2)
+                        .user("bob")
+                        .password("s3cret-b")
+                        .build())) {
+            j.set("via-hello", "x");
+            assertThat(server.node().partition("beta").get("via-hello".getBytes(UTF_8)))
+                    .isEqualTo("x".getBytes(UTF_8));
+        }
+    }
+
+    @Test
+    void secretsAreNotInToStringOrInfo() {
+        assertThat(server.config().toString()).doesNotContain("s3cret");
+        try (Jedis a = TestServers.jedis(server)) {
+            a.auth("alice", "s3cret-a");
+            assertThat(a.info()).doesNotContain("s3cret").contains("connection_partition:alpha");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Frames no client library sends: malformed and oversized frames get {@code -ERR Protocol error: ...} and close only
+ * that connection; inline commands; pipelines split at arbitrary byte boundaries.
+ */
+class RespProtocolTest {
+    @TempDir
+    static Path dir;
+
+    static SluiceServer server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServers.start(
+                dir, "server.max.bulk.bytes", "4096", "server.max.array.length", "8", "server.max.inline.bytes", "256");
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void oversizedBulkIsRefusedFromItsHeaderAndClosesOnlyThatConnection() throws Exception {
+        try (Jedis other = TestServers.jedis(server);
+                RawClient c = new RawClient(server.port())) {
+            other.set("survivor", "1");
+            // only the header: the server must not wait for (or buffer) the 100 MB body
+            c.send(RawClient.command("SET", "k", "v")).send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000000\r\n");
+            assertThat(c.line()).isEqualTo("+OK"); // the request before the bad frame is still answered
+            assertThat(c.line())
+                    .isEqualTo("-ERR Protocol error: bulk string of 100000000 bytes exceeds server.max.bulk.bytes"
+                            + " (4096)");
+            assertThat(c.closedByServer()).isTrue();
+            assertThat(other.get("survivor")).isEqualTo("1");
+            assertThat(other.get("k")).isEqualTo("v");
+        }
+    }
+
+    @Test
+    void oversizedArrayIsRefused() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("*1000000\r\n");
+            assertThat(c.line())
+                    .isEqualTo("-ERR Protocol error: array of 1000000 elements exceeds server.max.array.length (8)");
+            assertThat(c.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
+    void malformedFramesGetProtocolErrors() throws Exception {
+        String[][] cases = {
+            {"*2\r\n$3\r\nGET\r\n:5\r\n", "-ERR Protocol error: expected '$', got ':'"},
+            {"*x\r\n", "-ERR Protocol error: invalid multibulk length 'x'"},
+            {"*1\r\n$-5\r\n", "-ERR Protocol error: invalid bulk length -5"},
+            {"*1\r\n$4\r\nPINGxx", "-ERR Protocol error: bulk string not terminated by CRLF"},
+            {"*1\r\n$" + "9".repeat(40), "-ERR Protocol error: invalid bulk length (no CRLF within 32 bytes)"},
+            {"x".repeat(300), "-ERR Protocol error: inline request longer than server.max.inline.bytes (256)"},
+        };
+        for (String[] k : cases) {
+            try (RawClient c = new RawClient(server.port())) {
+                c.send(k[0]);
+                assertThat(c.line()).as(k[0]).isEqualTo(k[1]);
+                assertThat(c.closedByServer()).as(k[0]).isTrue();
+            }
+        }
+        try (Jedis j = TestServers.jedis(server)) {
+            assertThat(j.ping()).isEqualTo("PONG"); // the server is fine
+        }
+    }
+
+    @Test
+    void inlineCommandsAndEmptyLines() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("PING\r\n\r\nSET inl ine\r\nGET inl\nECHO   hi  \r\n");
+            assertThat(c.line()).isEqualTo("+PONG");
+            assertThat(c.line()).isEqualTo("+OK");
+            assertThat(c.line()).isEqualTo("$3");
+            assertThat(c.line()).isEqualTo("ine");
+            assertThat(c.line()).isEqualTo("$2");
+            assertThat(c.line()).isEqualTo("hi");
+        }
+    }
+
+    @Test
+    void pipelineSplitAtEveryByteBoundaryIsDecodedWhole() throws Exception {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 20; i++) {
+            sb.append(RawClient.command("SET", "s" + i, "value-" + i)).append(RawClient.command("GET", "s" + i));
+        }
+        byte[] all = sb.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (RawClient c = new RawClient(server.port())) {
+            c.socket.setTcpNoDelay(true);
+            for (byte b : all) {
+                c.send(new byte[] {b});
+            }
+            for (int i = 0; i < 20; i++) {
+                assertThat(c.line()).isEqualTo("+OK");
+                assertThat(c.line()).isEqualTo("$" + ("value-" + i).length());
+                assertThat(c.line()).isEqualTo("value-" + i);
+            }
+        }
+    }
+
+    @Test
+    void backPressureWithATinyPendingLimitStillAnswersEveryRequestInOrder(@TempDir Path own) throws Exception {
+        try (SluiceServer small = TestServers.start(own, "server.max.pending.per.connection", "2");
+                RawClient c = new RawClient(small.port())) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 500; i++) {
+                sb.append(RawClient.command("SET", "bp" + i, "v" + i)).append(RawClient.command("GET", "bp" + i));
+            }
+            c.send(sb.toString());
+            for (int i = 0; i < 500; i++) {
+                assertThat(c.line()).isEqualTo("+OK");
+                assertThat(c.line()).isEqualTo("$" + ("v" + i).length());
+                assertThat(c.line()).isEqualTo("v" + i);
+            }
+        }
+    }
+
+    @Test
+    void unknownCommandAndWrongArityKeepTheConnection() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.send(RawClient.command("NOPE", "a") + RawClient.command("GET") + RawClient.command("PING"));
+            assertThat(c.line()).isEqualTo("-ERR unknown command 'NOPE', with args beginning with: 'a' ");
+            assertThat(c.line()).isEqualTo("-ERR wrong number of arguments for 'get' command");
+            assertThat(c.line()).isEqualTo("+PONG");
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.ConfigException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** server.* keys are typed options next to the node's keys; bad input names the key; the CLI exits 2 on it. */
+class ServerConfigTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsServerAndNodeKeysFromOneFile() throws Exception {
+        Path f = dir.resolve("node.properties");
+        Files.writeString(
+                f,
+                "data.dir = data\npartitions = a,b\nserver.port = 7000\nserver.http.port = 7001\n"
+                        + "server.tenant.t1.secret = pw\nserver.tenant.t1.partition = b\nserver.tenant.a.secret = x\n");
+        ServerConfig c = ServerConfig.fromProperties(f);
+        assertThat(c.get(ServerConfig.PORT)).isEqualTo(7000);
+        assertThat(c.get(ServerConfig.HTTP_PORT)).isEqualTo(7001);
+        assertThat(c.get(ServerConfig.HOST)).isEqualTo("127.0.0.1");
+        assertThat(c.node().dataDir()).isEqualTo(dir.resolve("data").toAbsolutePath());
+        assertThat(c.tenants().get("t1").partition()).isEqualTo("b");
+        assertThat(c.tenants().get("a").partition()).isEqualTo("a"); // default: the partition named like the tenant
+        assertThat(c.authRequired()).isTrue();
+        assertThat(c.toString()).doesNotContain("pw");
+    }
+
+    @Test
+    void badInputNamesTheKeyAndNeverTheSecret() {
+        assertThatThrownBy(() -> TestServers.config(dir, "server.prot", "1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown option [server.prot]")
+                .hasMessageContaining("server.port");
+        assertThatThrownBy(() -> TestServers.config(dir, "server.port", "70000"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.port = '70000' is out of range");
+        assertThatThrownBy(() -> TestServers.config(dir, "server.max.bulk.bytes", "lots"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.max.bulk.bytes");
+        assertThatThrownBy(() -> TestServers.config(
+                        dir, "server.tenant.t.secret", "hunter2", "server.tenant.t.partition", "nope"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.tenant.t.partition = nope is not a partition of the node")
+                .hasMessageNotContaining("hunter2");
+        assertThatThrownBy(() -> TestServers.config(dir, "partitions", "t", "server.tenant.t.partition", "t"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.tenant.t.secret is missing or empty");
+        assertThatThrownBy(() -> TestServers.config(dir, "server.tenant.t.password", "hunter2"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown tenant key(s) [server.tenant.t.password]")
+                .hasMessageNotContaining("hunter2");
+        assertThatThrownBy(() -> TestServers.config(dir, "no.such.node.key", "1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no.such.node.key");
+    }
+
+    @Test
+    void cliExitsTwoOnBadConfigAndOneWhenThePortIsTaken() throws Exception {
+        Path bad = dir.resolve("bad.properties");
+        Files.writeString(bad, "data.dir = d\nserver.port = -1\n");
+        assertThat(runCli("--config", bad.toString())).startsWith("2:").contains("server.port = '-1' is out of range");
+        assertThat(runCli("--config", dir.resolve("missing.properties").toString()))
+                .startsWith("2:")
+                .contains("does not exist");
+        assertThat(runCli("--no-such-flag")).startsWith("2:");
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Path cfg = dir.resolve("taken.properties");
+            Files.writeString(cfg, "data.dir = d2\nserver.http.port = 0\nserver.port = " + taken.getLocalPort() + "\n");
+            assertThat(runCli("--config", cfg.toString()))
+                    .startsWith("1:")
+                    .contains("cannot listen on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
+
+    private static String runCli(String... args) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            int code = ServerMain.run(args);
+            return code + ":" + buf.toString(StandardCharsets.UTF_8);
+        } finally {
+            System.setErr(err);
+        }
+    }
+}
