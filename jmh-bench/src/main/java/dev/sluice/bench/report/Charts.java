@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * PNG charts of a run with XChart, in the papers' style (x = seconds since the phases began, one point per 1-s window):
  *
  * <ul>
- *   <li>{@code throughput.png} and {@code p99.png}: per-second throughput and p99 latency, one line per stack.
+ *   <li>{@code throughput.png} and {@code p99.png}: per-second throughput and p99 latency, one line per stack;
+ *       {@code p99-write.png} and {@code p99-read.png}: the per-second p99 of writes and of reads (vLSM §6).
  *   <li>{@code fig12-STACK.png}: CruiseDB Fig. 12 for one stack — throughput per second with the mean and the P99 tail
  *       throughput as horizontal lines, and p99 latency per second on the right axis.
  *   <li>{@code lsm-STACK.png}: L0 files (left) and memtable watermark in % (right) over time.
@@ -66,6 +67,30 @@ public final class Charts {
                         "ms",
                         w -> w.p99Us() == null ? null : w.p99Us() / 1000.0,
                         true));
+        if (stacks.stream().flatMap(s -> s.windows().stream()).anyMatch(w -> w.writeP99Us() != null)) {
+            save(
+                    dir,
+                    "p99-write.png",
+                    out,
+                    () -> perStack(
+                            stacks,
+                            "Write p99 latency per second (vLSM §6)",
+                            "ms",
+                            w -> w.writeP99Us() == null ? null : w.writeP99Us() / 1000.0,
+                            true));
+        }
+        if (stacks.stream().flatMap(s -> s.windows().stream()).anyMatch(w -> w.readP99Us() != null)) {
+            save(
+                    dir,
+                    "p99-read.png",
+                    out,
+                    () -> perStack(
+                            stacks,
+                            "Read p99 latency per second",
+                            "ms",
+                            w -> w.readP99Us() == null ? null : w.readP99Us() / 1000.0,
+                            true));
+        }
         for (Results.Stack s : stacks) {
             save(dir, "fig12-" + s.name() + ".png", out, () -> fig12(s));
         }
