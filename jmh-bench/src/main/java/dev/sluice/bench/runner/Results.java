@@ -223,69 +223,6 @@ public final class Results {
             Tuning tuning,
             Long writeP99Us,
             Long readP99Us) {
-        /** A window without the write/read split of the p99 (the constructor before those fields existed). */
-        public Window(
-                int second,
-                String phase,
-                boolean measured,
-                long ops,
-                Map<String, Long> opsByKind,
-                long rejected,
-                long errors,
-                Long p50Us,
-                Long p99Us,
-                Long maxUs,
-                Long backlog,
-                Long backlogMax,
-                Double memtableWatermark,
-                Double unmergedWatermark,
-                Integer l0Files,
-                Integer immutableMemtables,
-                Long pendingCompactionBytes,
-                List<Long> levelBytes,
-                List<Long> levelTargetBytes,
-                String stall,
-                Long stallMicros,
-                Integer runningFlushes,
-                Integer runningCompactions,
-                Double admissionRate,
-                Integer admissionQueued,
-                Map<String, Io> io,
-                Long rssBytes,
-                Tuning tuning) {
-            this(
-                    second,
-                    phase,
-                    measured,
-                    ops,
-                    opsByKind,
-                    rejected,
-                    errors,
-                    p50Us,
-                    p99Us,
-                    maxUs,
-                    backlog,
-                    backlogMax,
-                    memtableWatermark,
-                    unmergedWatermark,
-                    l0Files,
-                    immutableMemtables,
-                    pendingCompactionBytes,
-                    levelBytes,
-                    levelTargetBytes,
-                    stall,
-                    stallMicros,
-                    runningFlushes,
-                    runningCompactions,
-                    admissionRate,
-                    admissionQueued,
-                    io,
-                    rssBytes,
-                    tuning,
-                    null,
-                    null);
-        }
-
         /**
          * The few fields a child's progress line carries (second, phase, ops, p99, L0 files, backlog); the rest is
          * null or empty.
@@ -293,7 +230,7 @@ public final class Results {
         public static Window progress(int second, String phase, long ops, Long p99Us, Integer l0Files, Long backlog) {
             return new Window(
                     second, phase, true, ops, Map.of(), 0, 0, null, p99Us, null, backlog, null, null, null, l0Files,
-                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null);
+                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null);
         }
     }
 
