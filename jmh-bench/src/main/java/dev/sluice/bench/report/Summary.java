@@ -93,8 +93,18 @@ public final class Summary {
                 }
             }
         }
+        if (stacks.stream().anyMatch(s -> s.metrics().writeLatency() != null)) {
+            for (String p : List.of("p50", "p99", "p999", "max")) {
+                rows.add(new Row(
+                        "writeLatency." + p + "Us",
+                        label(p) + " latency, all writes (ms)",
+                        s -> stat(s.metrics().writeLatency(), p),
+                        "%.2f",
+                        1e-3));
+            }
+        }
         for (String k : kinds) {
-            boolean full = k.equals("write") || k.equals("read"); // vLSM §6 reports p50 and max of both
+            boolean full = k.equals("read"); // vLSM §6 reports p50 and max of reads too
             if (full) {
                 rows.add(new Row(
                         "latency." + k + ".p50Us", "p50 latency, " + k + " (ms)", s -> lat(s, k, "p50"), "%.2f", 1e-3));
@@ -225,7 +235,10 @@ public final class Summary {
     }
 
     private static Double lat(Results.Stack s, String kind, String p) {
-        LatencyStats l = s.metrics().latency().get(kind);
+        return stat(s.metrics().latency().get(kind), p);
+    }
+
+    private static Double stat(LatencyStats l, String p) {
         if (l == null || l.count() == 0) {
             return null;
         }

@@ -158,7 +158,8 @@ public final class Results {
             Map<String, LatencyStats> latency,
             Long longestStallMs,
             Double ioAmplification,
-            Chains compactionChains) {}
+            Chains compactionChains,
+            LatencyStats writeLatency) {}
 
     /**
      * Width of the memory→L1 compactions (every compaction that read L0 and wrote a deeper level) started during the

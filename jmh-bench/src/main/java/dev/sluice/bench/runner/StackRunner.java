@@ -340,9 +340,7 @@ public final class StackRunner {
                     writes.add(h);
                 }
             });
-            if (writes.getTotalCount() > 0) {
-                lat.put("write", LatencyStats.of(writes));
-            }
+
             for (OpKind k : OpKind.values()) {
                 Histogram h = measuredLatency.get(k);
                 if (h != null && h.getTotalCount() > 0) {
@@ -403,7 +401,8 @@ public final class StackRunner {
                     lat,
                     gaps.longestNanos() < 0 ? null : gaps.longestNanos() / 1_000_000,
                     ioa,
-                    chains);
+                    chains,
+                    writes.getTotalCount() == 0 ? null : LatencyStats.of(writes));
         }
     }
 
