@@ -8,6 +8,7 @@ import dev.sluice.core.sensor.NodeSnapshot;
 import dev.sluice.core.sensor.SstFile;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ import java.util.Map;
  *       The value before is remembered and handed back when the controller gives up (below). The raise is not persisted:
  *       the profile sets the trigger again at every open.
  *   <li><b>Wait</b> while the previous move is not done: its file is still in L0 (at most {@code timeout.seconds}).
- *   <li><b>Move the oldest L0 file</b> — smallest largest-sequence-number, RocksDB's own L0 order — when L0 holds at
+ *   <li><b>Move the oldest L0 file</b> — the last in RocksDB's own L0 order ({@link #oldest}) — when L0 holds at
  *       least {@code l0.files.min} files: {@code compactFiles([oldest], L1)}. Valid on its own because no older L0 file
  *       exists (RocksDB requires every older L0 file in the same compaction); RocksDB adds the L1 files that overlap it,
  *       which are the only other inputs. The move waits while any L0 file or one of those L1 files is in a running
@@ -194,18 +195,23 @@ public final class VlsmL0 implements ControlLoop {
         st.leaveTrigger = false;
     }
 
-    /** RocksDB's L0 order: the file with the smallest largest sequence number is the oldest (ties: file number). */
+    /**
+     * RocksDB's L0 order (newest first by largest sequence number, then smallest sequence number, then file number):
+     * the last file of that order is the oldest.
+     */
     static SstFile oldest(List<SstFile> l0) {
         SstFile best = null;
         for (SstFile f : l0) {
-            if (best == null
-                    || f.largestSeqno() < best.largestSeqno()
-                    || (f.largestSeqno() == best.largestSeqno() && f.fileNumber() < best.fileNumber())) {
+            if (best == null || OLDER_FIRST.compare(f, best) < 0) {
                 best = f;
             }
         }
         return best;
     }
+
+    private static final Comparator<SstFile> OLDER_FIRST = Comparator.comparingLong(SstFile::largestSeqno)
+            .thenComparingLong(SstFile::smallestSeqno)
+            .thenComparingLong(SstFile::fileNumber);
 
     /** The files of {@code level} whose key range intersects {@code f}'s (keys ordered bytewise, unsigned). */
     static List<SstFile> overlapping(SstFile f, LevelInfo level) {

@@ -144,6 +144,14 @@ class VlsmL0Test {
     }
 
     @Test
+    void equalLargestSeqnosAreOrderedBySmallestSeqnoThenFileNumberAsRocksDbDoes() {
+        SstFile a = new SstFile("000007.sst", 7, 0, MB, 40, 90, new byte[] {0}, new byte[] {9}, false);
+        SstFile b = new SstFile("000005.sst", 5, 0, MB, 60, 90, new byte[] {0}, new byte[] {9}, false);
+        SstFile c2 = new SstFile("000006.sst", 6, 0, MB, 40, 90, new byte[] {0}, new byte[] {9}, false);
+        assertThat(VlsmL0.oldest(List.of(b, a, c2)).name()).isEqualTo("000006.sst");
+    }
+
+    @Test
     void oneMoveInFlightAndNoRepeatOrOscillationOverManyTicks() {
         LevelInfo l0 = level(0, sst("000020.sst", 0, 0, 255, 200), sst("000010.sst", 0, 0, 255, 100));
         List<Action> all = new ArrayList<>(c.decide(snap(0, 4, l0, L1), 0));
