@@ -207,7 +207,8 @@ final class PartitionSampler {
                     gate.queued(),
                     merges.progress(),
                     merges.intraL0Bytes(),
-                    partition.healthLocked());
+                    partition.healthLocked(),
+                    o.level0FileNumCompactionTrigger());
             if (record) {
                 previous = s;
             }

@@ -209,11 +209,26 @@ final class RocksActuators implements Actuators {
         }
     }
 
+    /**
+     * RocksDB's target file size of {@code level} ≥ 1: target_file_size_base × target_file_size_multiplier^(level − 1)
+     * (with dynamic level bytes RocksDB counts from the base level instead; with the default multiplier 1 both agree).
+     */
+    static long targetFileSize(RocksPartition p, int level) throws RocksDBException {
+        MutableColumnFamilyOptions.MutableColumnFamilyOptionsBuilder o = p.db().getOptions();
+        double size = o.targetFileSizeBase() * Math.pow(Math.max(1, o.targetFileSizeMultiplier()), level - 1);
+        return size >= Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, (long) size);
+    }
+
     private void runCompaction(RocksPartition p, List<String> files, int outputLevel, String reason) {
         String action = "compact_files " + files + " -> L" + outputLevel;
         String knob = p.name() + "/compact_files:" + files.get(0);
         long start = ticker.getAsLong();
         try (CompactionOptions co = new CompactionOptions()) {
+            if (outputLevel > 0) {
+                // CompactionOptions defaults to one unbounded output file; cut at the level's target file size, as
+                // RocksDB's own compactions do (a FIFO L0->L1 move otherwise left all of L1 in one file)
+                co.setOutputFileSizeLimit(targetFileSize(p, outputLevel));
+            }
             List<String> out = p.compactFilesGuarded(co, files, outputLevel);
             events.record(new ControlEvent(
                     clock.instant(),

@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * PNG charts of a run with XChart, in the papers' style (x = seconds since the phases began, one point per 1-s window):
  *
  * <ul>
- *   <li>{@code throughput.png} and {@code p99.png}: per-second throughput and p99 latency, one line per stack.
+ *   <li>{@code throughput.png} and {@code p99.png}: per-second throughput and p99 latency, one line per stack;
+ *       {@code p99-write.png} and {@code p99-read.png}: the per-second p99 of writes and of reads (vLSM §6).
+ *   <li>{@code chains-files.png}, {@code chains-bytes.png}: how many L0->L1 compactions had how many input files and
+ *       how many input MiB ({@code metrics.compactionChains}), one line per stack.
  *   <li>{@code fig12-STACK.png}: CruiseDB Fig. 12 for one stack — throughput per second with the mean and the P99 tail
  *       throughput as horizontal lines, and p99 latency per second on the right axis.
  *   <li>{@code lsm-STACK.png}: L0 files (left) and memtable watermark in % (right) over time.
@@ -66,6 +69,50 @@ public final class Charts {
                         "ms",
                         w -> w.p99Us() == null ? null : w.p99Us() / 1000.0,
                         true));
+        if (stacks.stream().flatMap(s -> s.windows().stream()).anyMatch(w -> w.writeP99Us() != null)) {
+            save(
+                    dir,
+                    "p99-write.png",
+                    out,
+                    () -> perStack(
+                            stacks,
+                            "Write p99 latency per second (vLSM §6)",
+                            "ms",
+                            w -> w.writeP99Us() == null ? null : w.writeP99Us() / 1000.0,
+                            true));
+        }
+        if (stacks.stream().flatMap(s -> s.windows().stream()).anyMatch(w -> w.readP99Us() != null)) {
+            save(
+                    dir,
+                    "p99-read.png",
+                    out,
+                    () -> perStack(
+                            stacks,
+                            "Read p99 latency per second",
+                            "ms",
+                            w -> w.readP99Us() == null ? null : w.readP99Us() / 1000.0,
+                            true));
+        }
+        if (stacks.stream().anyMatch(s -> s.metrics().compactionChains() != null)) {
+            save(
+                    dir,
+                    "chains-files.png",
+                    out,
+                    () -> histogram(
+                            stacks,
+                            "L0->L1 compactions by input files (vLSM §3 chain width)",
+                            "input files (L0 + output level) per compaction",
+                            c -> c.filesHistogram()));
+            save(
+                    dir,
+                    "chains-bytes.png",
+                    out,
+                    () -> histogram(
+                            stacks,
+                            "L0->L1 compactions by input size",
+                            "input MiB per compaction (power-of-two bucket, upper bound)",
+                            c -> c.bytesHistogramMiB()));
+        }
         for (Results.Stack s : stacks) {
             save(dir, "fig12-" + s.name() + ".png", out, () -> fig12(s));
         }
@@ -180,6 +227,37 @@ public final class Charts {
             c.getStyler().setYAxisMin(0.0);
         }
         return c;
+    }
+
+    /** One line with markers per stack: bucket (x) → compactions (y), from {@code metrics.compactionChains}. */
+    private static XYChart histogram(
+            List<Results.Stack> stacks,
+            String title,
+            String xTitle,
+            Function<Results.Chains, java.util.Map<String, Long>> buckets) {
+        XYChart c = base(title, "compactions");
+        c.setXAxisTitle(xTitle);
+        c.getStyler().setMarkerSize(8);
+        c.getStyler().setYAxisMin(0.0);
+        boolean any = false;
+        for (int i = 0; i < stacks.size(); i++) {
+            Results.Chains ch = stacks.get(i).metrics().compactionChains();
+            if (ch == null || buckets.apply(ch).isEmpty()) {
+                continue;
+            }
+            List<java.util.Map.Entry<String, Long>> e =
+                    new ArrayList<>(buckets.apply(ch).entrySet());
+            e.sort(java.util.Comparator.comparingDouble(x -> Double.parseDouble(x.getKey())));
+            double[] x =
+                    e.stream().mapToDouble(v -> Double.parseDouble(v.getKey())).toArray();
+            double[] y = e.stream().mapToDouble(v -> v.getValue()).toArray();
+            XYSeries ser = c.addSeries(stacks.get(i).name() + " (" + ch.compactions() + ")", x, y);
+            ser.setLineColor(PALETTE[i % PALETTE.length]);
+            ser.setMarkerColor(PALETTE[i % PALETTE.length]);
+            ser.setMarker(SeriesMarkers.CIRCLE);
+            any = true;
+        }
+        return any ? c : null;
     }
 
     private static XYChart fig12(Results.Stack s) {

@@ -93,14 +93,83 @@ public final class Summary {
                 }
             }
         }
+        if (stacks.stream().anyMatch(s -> s.metrics().writeLatency() != null)) {
+            for (String p : List.of("p50", "p99", "p999", "max")) {
+                rows.add(new Row(
+                        "writeLatency." + p + "Us",
+                        label(p) + " latency, all writes (ms)",
+                        s -> stat(s.metrics().writeLatency(), p),
+                        "%.2f",
+                        1e-3));
+            }
+        }
         for (String k : kinds) {
+            boolean full = k.equals("read"); // vLSM §6 reports p50 and max of reads too
+            if (full) {
+                rows.add(new Row(
+                        "latency." + k + ".p50Us", "p50 latency, " + k + " (ms)", s -> lat(s, k, "p50"), "%.2f", 1e-3));
+            }
             rows.add(new Row(
                     "latency." + k + ".p99Us", "p99 latency, " + k + " (ms)", s -> lat(s, k, "p99"), "%.2f", 1e-3));
             rows.add(new Row(
                     "latency." + k + ".p999Us", "p99.9 latency, " + k + " (ms)", s -> lat(s, k, "p999"), "%.2f", 1e-3));
+            if (full) {
+                rows.add(new Row(
+                        "latency." + k + ".maxUs", "Max latency, " + k + " (ms)", s -> lat(s, k, "max"), "%.2f", 1e-3));
+            }
+        }
+        if (stacks.stream().anyMatch(s -> s.metrics().longestStallMs() != null)) {
+            rows.add(new Row(
+                    "longestStallMs",
+                    "Longest interval without a completed write (ms)",
+                    s -> s.metrics().longestStallMs() == null
+                            ? null
+                            : (double) s.metrics().longestStallMs(),
+                    "%,.0f",
+                    1));
+        }
+        if (stacks.stream().anyMatch(s -> s.metrics().compactionChains() != null)) {
+            rows.add(new Row(
+                    "compactionChains.compactions",
+                    "L0->L1 compactions (memory->L1 chain steps)",
+                    s -> chains(s, c -> (double) c.compactions()),
+                    "%,.0f",
+                    1));
+            rows.add(new Row(
+                    "compactionChains.p50Files",
+                    "Files per L0->L1 compaction: p50",
+                    s -> chains(s, c -> (double) c.p50Files()),
+                    "%.0f",
+                    1));
+            rows.add(new Row(
+                    "compactionChains.maxFiles",
+                    "Files per L0->L1 compaction: max",
+                    s -> chains(s, c -> (double) c.maxFiles()),
+                    "%.0f",
+                    1));
+            rows.add(new Row(
+                    "compactionChains.p50Bytes",
+                    "Input per L0->L1 compaction: p50 (MiB)",
+                    s -> chains(s, c -> (double) c.p50Bytes()),
+                    "%,.1f",
+                    1.0 / (1 << 20)));
+            rows.add(new Row(
+                    "compactionChains.maxBytes",
+                    "Input per L0->L1 compaction: max (MiB)",
+                    s -> chains(s, c -> (double) c.maxBytes()),
+                    "%,.1f",
+                    1.0 / (1 << 20)));
         }
         rows.add(new Row(
                 "writeAmplification", "Write amplification", s -> s.metrics().writeAmplification(), "%.2f", 1));
+        if (stacks.stream().anyMatch(s -> s.metrics().ioAmplification() != null)) {
+            rows.add(new Row(
+                    "ioAmplification",
+                    "I/O amplification (engine read + written / user written)",
+                    s -> s.metrics().ioAmplification(),
+                    "%.2f",
+                    1));
+        }
         rows.add(new Row(
                 "readAmplification",
                 "Read amplification (Env bytes / user bytes)",
@@ -151,6 +220,12 @@ public final class Summary {
         return rows;
     }
 
+    private static Double chains(Results.Stack s, Function<Results.Chains, Double> f) {
+        return s.metrics().compactionChains() == null
+                ? null
+                : f.apply(s.metrics().compactionChains());
+    }
+
     private static String label(String p) {
         return switch (p) {
             case "p999" -> "p99.9";
@@ -160,7 +235,10 @@ public final class Summary {
     }
 
     private static Double lat(Results.Stack s, String kind, String p) {
-        LatencyStats l = s.metrics().latency().get(kind);
+        return stat(s.metrics().latency().get(kind), p);
+    }
+
+    private static Double stat(LatencyStats l, String p) {
         if (l == null || l.count() == 0) {
             return null;
         }

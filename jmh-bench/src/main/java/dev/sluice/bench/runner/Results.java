@@ -155,7 +155,31 @@ public final class Results {
             Double writeAmplification,
             Double readAmplification,
             long peakRssBytes,
-            Map<String, LatencyStats> latency) {}
+            Map<String, LatencyStats> latency,
+            Long longestStallMs,
+            Double ioAmplification,
+            Chains compactionChains,
+            LatencyStats writeLatency) {}
+
+    /**
+     * Width of the memory→L1 compactions (every compaction that read L0 and wrote a deeper level) started during the
+     * measured phases, from RocksDB's event log: input files and input bytes per compaction (vLSM §3, Fig. 2).
+     *
+     * @param filesHistogram input files → compactions
+     * @param bytesHistogramMiB upper bound in MiB (powers of two: input ≤ that many MiB) → compactions
+     */
+    public record Chains(
+            long compactions,
+            double meanFiles,
+            long p50Files,
+            long p99Files,
+            long maxFiles,
+            long meanBytes,
+            long p50Bytes,
+            long p99Bytes,
+            long maxBytes,
+            Map<String, Long> filesHistogram,
+            Map<String, Long> bytesHistogramMiB) {}
 
     /**
      * One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end.
@@ -166,6 +190,8 @@ public final class Results {
      * @param admissionQueued requests waiting in the admission gate at the snapshot, null when no gate limits the
      *     partition
      * @param tuning the knobs ADOC tunes and the overflows the snapshot shows; null without a snapshot
+     * @param writeP99Us p99 latency of the window's completed writes (insert, update, rmw); null when none completed
+     * @param readP99Us p99 latency of the window's completed reads (read, scan); null when none completed
      */
     public record Window(
             int second,
@@ -195,7 +221,9 @@ public final class Results {
             Integer admissionQueued,
             Map<String, Io> io,
             Long rssBytes,
-            Tuning tuning) {
+            Tuning tuning,
+            Long writeP99Us,
+            Long readP99Us) {
         /**
          * The few fields a child's progress line carries (second, phase, ops, p99, L0 files, backlog); the rest is
          * null or empty.
@@ -203,7 +231,7 @@ public final class Results {
         public static Window progress(int second, String phase, long ops, Long p99Us, Integer l0Files, Long backlog) {
             return new Window(
                     second, phase, true, ops, Map.of(), 0, 0, null, p99Us, null, backlog, null, null, null, l0Files,
-                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null);
+                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null);
         }
     }
 

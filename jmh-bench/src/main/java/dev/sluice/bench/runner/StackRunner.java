@@ -134,6 +134,8 @@ public final class StackRunner {
             node.controlPlane().addSnapshotListener(s -> latest = s);
             Partition partition = node.defaultPartition();
             Timeline t = runPhases(node, partition);
+            t.chains = CompactionChains.summarize(CompactionChains.read(
+                    dataDir.resolve("partitions").resolve(partition.name()), t.measuredWallMicros));
             Map<String, Long> events = new TreeMap<>();
             for (ControlEvent e : node.recentEvents()) {
                 events.merge(e.controller() + ":" + e.outcome(), 1L, Long::sum);
@@ -295,6 +297,11 @@ public final class StackRunner {
         NodeSnapshot measuredStart;
         NodeSnapshot measuredEnd;
         String partition;
+        final WriteGaps gaps = new WriteGaps();
+        /** Wall-clock ranges [from, to) in µs of the measured phases, for the compaction-chain count. */
+        final List<long[]> measuredWallMicros = new ArrayList<>();
+
+        Results.Chains chains;
 
         Results.Metrics metrics(long peakRss) {
             List<Results.Window> m =
@@ -327,6 +334,13 @@ public final class StackRunner {
                     .orElse(null);
             Map<String, LatencyStats> lat = new LinkedHashMap<>();
             lat.put("all", LatencyStats.of(measuredAll));
+            Histogram writes = new Histogram(3);
+            measuredLatency.forEach((k, h) -> {
+                if (k.writes()) {
+                    writes.add(h);
+                }
+            });
+
             for (OpKind k : OpKind.values()) {
                 Histogram h = measuredLatency.get(k);
                 if (h != null && h.getTotalCount() > 0) {
@@ -335,6 +349,7 @@ public final class StackRunner {
             }
             Double wa = null;
             Double ra = null;
+            Double ioa = null;
             if (measuredStart != null && measuredEnd != null) {
                 LsmSnapshot a = measuredStart.partitions().get(partition);
                 LsmSnapshot b = measuredEnd.partitions().get(partition);
@@ -345,6 +360,9 @@ public final class StackRunner {
                             + (b.compactionWriteBytes() - a.compactionWriteBytes());
                     if (userWritten > 0) {
                         wa = round3((double) engineWritten / userWritten);
+                        // vLSM §6's I/O amplification: every byte the engine read or wrote per user byte written
+                        ioa = round3((double) (engineWritten + b.compactionReadBytes() - a.compactionReadBytes())
+                                / userWritten);
                     }
                     long userRead = b.ops().bytesRead() - a.ops().bytesRead();
                     IoStats ioA = nodeIo(measuredStart);
@@ -380,7 +398,11 @@ public final class StackRunner {
                     wa,
                     ra,
                     peakRss,
-                    lat);
+                    lat,
+                    gaps.longestNanos() < 0 ? null : gaps.longestNanos() / 1_000_000,
+                    ioa,
+                    chains,
+                    writes.getTotalCount() == 0 ? null : LatencyStats.of(writes));
         }
     }
 
@@ -401,7 +423,8 @@ public final class StackRunner {
         PreloadSpec pre = scenario.preload();
         KeyCodec codec = new KeyCodec(pre.keyBytes());
         AtomicLong keyCount = new AtomicLong(pre.keys());
-        WindowRecorder recorder = new WindowRecorder();
+        WindowRecorder recorder = new WindowRecorder(t.gaps);
+        PhaseSpec[] resolved = phases.toArray(new PhaseSpec[0]);
         List<LoadDriver> drivers = new ArrayList<>();
 
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
@@ -447,15 +470,17 @@ public final class StackRunner {
             }
             int nextPhase = k < total ? phaseOfSecond[k] : -1;
             if (nextPhase != currentPhase) {
+                measuredSegment(t, nextPhase < 0 ? null : phases.get(nextPhase), t0 + k * SECOND);
                 if (current != null) {
                     current.stop();
                     t.phases.add(phaseResult(
-                            phases.get(currentPhase), phaseStart[currentPhase], current, backlogMaxAcrossPhase));
+                            resolved[currentPhase], phaseStart[currentPhase], current, backlogMaxAcrossPhase));
                 }
                 backlogMaxAcrossPhase = 0;
                 current = null;
                 if (nextPhase >= 0) {
-                    PhaseSpec p = phases.get(nextPhase);
+                    PhaseSpec p = resolveCapacity(phases.get(nextPhase), t.windows);
+                    resolved[nextPhase] = p;
                     StoreWorkload task = new StoreWorkload(
                             partition,
                             codec,
@@ -479,6 +504,60 @@ public final class StackRunner {
             }
         }
         return t;
+    }
+
+    /**
+     * {@code p} with a {@link LoadShape.OfCapacity} shape replaced by a constant rate: the fraction of the mean
+     * throughput of the named earlier phase's windows, its first window left out (it starts cold). Other phases as they
+     * are.
+     */
+    PhaseSpec resolveCapacity(PhaseSpec p, List<Results.Window> windows) {
+        if (!(p.shape() instanceof LoadShape.OfCapacity c)) {
+            return p;
+        }
+        double capacity = capacity(windows, c.phase());
+        LoadShape.Constant rate = c.resolve(capacity);
+        log.info(
+                "stack {}: phase {} offers {} req/s = {} x the {} req/s phase {} sustained",
+                stack.name(),
+                p.name(),
+                round1(rate.rate()),
+                c.fraction(),
+                round1(capacity),
+                c.phase());
+        return p.withShape(rate);
+    }
+
+    /** Mean completed requests per second over the windows of {@code phase}, without its first window. */
+    static double capacity(List<Results.Window> windows, String phase) {
+        List<Results.Window> w =
+                windows.stream().filter(x -> x.phase().equals(phase)).toList();
+        if (w.isEmpty()) {
+            throw new IllegalStateException("capacity phase '" + phase + "' has no windows: it has not run yet");
+        }
+        List<Results.Window> warm = w.size() > 1 ? w.subList(1, w.size()) : w;
+        return warm.stream().mapToLong(Results.Window::ops).average().orElse(0);
+    }
+
+    /**
+     * At a phase boundary: ends the running measured segment (longest write gap, wall-clock range for the compaction
+     * chains) and opens one if {@code next} is measured — write gaps only when its mix writes.
+     */
+    private static void measuredSegment(Timeline t, PhaseSpec next, long boundaryNanos) {
+        long wallMicros = System.currentTimeMillis() * 1000;
+        t.gaps.stop(boundaryNanos);
+        if (!t.measuredWallMicros.isEmpty()) {
+            long[] last = t.measuredWallMicros.get(t.measuredWallMicros.size() - 1);
+            if (last[1] == Long.MAX_VALUE) {
+                last[1] = wallMicros;
+            }
+        }
+        if (next != null && next.measured()) {
+            t.measuredWallMicros.add(new long[] {wallMicros, Long.MAX_VALUE});
+            if (next.mix().weights().keySet().stream().anyMatch(OpKind::writes)) {
+                t.gaps.start(boundaryNanos);
+            }
+        }
     }
 
     /** The phase's load driver: closed loop, or open loop with synchronous workers or asynchronous dispatch. */
@@ -579,10 +658,13 @@ public final class StackRunner {
             Long backlog,
             Long backlogMax) {
         Histogram all = new Histogram(3);
+        Histogram writes = new Histogram(3);
+        Histogram reads = new Histogram(3);
         Map<String, Long> byKind = new LinkedHashMap<>();
         for (Map.Entry<OpKind, Histogram> e : iv.perKind().entrySet()) {
             if (e.getValue().getTotalCount() > 0) {
                 all.add(e.getValue());
+                (e.getKey().writes() ? writes : reads).add(e.getValue());
                 byKind.put(e.getKey().id(), e.getValue().getTotalCount());
             }
         }
@@ -631,7 +713,9 @@ public final class StackRunner {
                 admissionQueued(snap),
                 io,
                 rss < 0 ? null : rss,
-                ps == null ? null : tuning(ps));
+                ps == null ? null : tuning(ps),
+                writes.getTotalCount() == 0 ? null : writes.getValueAtPercentile(99),
+                reads.getTotalCount() == 0 ? null : reads.getValueAtPercentile(99));
     }
 
     /** ADOC's knobs and overflows of one partition snapshot (with RocksDB's thresholds, as ADOC's defaults). */

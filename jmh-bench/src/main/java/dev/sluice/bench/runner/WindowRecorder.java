@@ -26,7 +26,15 @@ final class WindowRecorder implements OpSink {
     private final LongAdder errors = new LongAdder();
     private final AtomicInteger logged = new AtomicInteger();
 
+    private final WriteGaps gaps;
+
     WindowRecorder() {
+        this(new WriteGaps());
+    }
+
+    /** Also reports every completed write's time to {@code gaps}. */
+    WindowRecorder(WriteGaps gaps) {
+        this.gaps = gaps;
         for (OpKind k : OpKind.values()) {
             recorders.put(k, new Recorder(3));
         }
@@ -35,6 +43,9 @@ final class WindowRecorder implements OpSink {
     @Override
     public void completed(OpKind kind, long latencyNanos) {
         recorders.get(kind).recordValue(Math.max(1, latencyNanos / 1000));
+        if (kind.writes()) {
+            gaps.completed(System.nanoTime());
+        }
     }
 
     @Override

@@ -48,6 +48,25 @@ public record PhaseSpec(
         ASYNC
     }
 
+    /** This phase with another open-loop shape (the runner resolves {@link LoadShape.OfCapacity} this way). */
+    public PhaseSpec withShape(LoadShape newShape) {
+        return new PhaseSpec(
+                name,
+                line,
+                durationSeconds,
+                mode,
+                threads,
+                newShape,
+                poisson,
+                dispatch,
+                maxBacklog,
+                maxInflight,
+                mix,
+                distribution,
+                scanLength,
+                measured);
+    }
+
     public PhaseSpec withDuration(int seconds) {
         return new PhaseSpec(
                 name,

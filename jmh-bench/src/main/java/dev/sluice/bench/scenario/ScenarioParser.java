@@ -109,7 +109,24 @@ public final class ScenarioParser {
     static final Option<Double> HOTSPOT_OPS =
             Option.doubleOption("hotspot.ops", 0.8, 0, 1, "fraction", "share of operations on hot keys");
     static final Option<String> SHAPE = Option.choiceOption(
-            "shape", "constant", List.of("constant", "step", "square", "mixgraph"), "open-loop rate over time");
+            "shape",
+            "constant",
+            List.of("constant", "step", "square", "mixgraph", "capacity"),
+            "open-loop rate over time");
+    static final Option<String> CAPACITY_PHASE = Option.of(
+            "capacity.phase",
+            "phase name",
+            null,
+            "(required)",
+            false,
+            v -> v,
+            v -> v.isBlank() ? "is empty" : null,
+            v -> v,
+            "an earlier closed-loop phase",
+            "",
+            "shape = capacity: the phase whose mean throughput is the capacity");
+    static final Option<Double> CAPACITY_FRACTION = Option.doubleOption(
+            "capacity.fraction", 0.9, 0.01, 1, "fraction", "shape = capacity: share of the capacity offered");
     static final Option<Double> RATE = rate("rate", null, 0.001, "open-loop rate");
     static final Option<Integer> STEP_SECONDS = seconds("step.seconds", null, 1, DAY, "length of each step");
     static final Option<Double> SQUARE_LOW = rate("square.low", 0.0, 0, "rate of the low half");
@@ -433,7 +450,16 @@ public final class ScenarioParser {
                     if (phases.stream().anyMatch(p -> p.name().equals(s.name))) {
                         throw s.error(null, "phase '" + s.name + "' is defined twice");
                     }
-                    phases.add(phase(s, seed + phases.size()));
+                    PhaseSpec phase = phase(s, seed + phases.size());
+                    if (phase.shape() instanceof LoadShape.OfCapacity c
+                            && phases.stream()
+                                    .noneMatch(p -> p.name().equals(c.phase()) && p.mode() == PhaseSpec.Mode.CLOSED)) {
+                        throw s.error(
+                                "capacity.phase",
+                                "'" + c.phase() + "' is not an earlier closed-loop phase (the capacity is the mean"
+                                        + " throughput of a closed-loop phase run before this one)");
+                    }
+                    phases.add(phase);
                 }
                 case "stack" -> {
                     if (stackSections.stream().anyMatch(o -> o.name.equals(s.name))) {
@@ -584,7 +610,7 @@ public final class ScenarioParser {
             String why =
                     "in a closed-loop phase (mode = closed issues requests back to back; use mode = open for a rate)";
             s.forbid(why, "rate", "shape", "arrivals", "max.backlog", "dispatch", "max.inflight");
-            for (String p : List.of("step.", "square.", "mixgraph.")) {
+            for (String p : List.of("step.", "square.", "mixgraph.", "capacity.")) {
                 s.forbidPrefix(p, why);
             }
         } else {
@@ -610,7 +636,8 @@ public final class ScenarioParser {
         s.finish("duration, mode, threads, mix, distribution, zipfian.theta, hotspot.keys, hotspot.ops, scan.length,"
                 + " measured"
                 + (mode == PhaseSpec.Mode.OPEN
-                        ? ", rate, arrivals, dispatch, max.backlog, max.inflight, shape, step.*, square.*, mixgraph.*"
+                        ? ", rate, arrivals, dispatch, max.backlog, max.inflight, shape, step.*, square.*, mixgraph.*,"
+                                + " capacity.*"
                         : ""));
         return new PhaseSpec(
                 s.name,
@@ -697,7 +724,7 @@ public final class ScenarioParser {
 
     private LoadShape shape(Section s, long seed) {
         String shape = s.get(SHAPE);
-        for (String other : List.of("step", "square", "mixgraph")) {
+        for (String other : List.of("step", "square", "mixgraph", "capacity")) {
             if (!other.equals(shape)) {
                 s.forbidPrefix(other + ".", "unless shape = " + other);
             }
@@ -727,6 +754,13 @@ public final class ScenarioParser {
                 }
                 int secs = s.required(STEP_SECONDS, "how long each step lasts");
                 yield new LoadShape.Step(rates, secs);
+            }
+            case "capacity" -> {
+                s.forbid(
+                        "with shape = capacity (the rate is capacity.fraction x the capacity phase's throughput)",
+                        "rate");
+                String phase = s.required(CAPACITY_PHASE, "the earlier closed-loop phase that measures the capacity");
+                yield new LoadShape.OfCapacity(phase, s.get(CAPACITY_FRACTION));
             }
             case "square" -> {
                 s.forbid("with shape = square (use square.low and square.high)", "rate");

@@ -24,6 +24,31 @@ public sealed interface LoadShape {
         return sum / steps;
     }
 
+    /**
+     * A fraction of the throughput an earlier closed-loop phase of the same stack sustained (vLSM §5: latency measured
+     * at a fixed share of each system's sustainable throughput, found by a profiling run). Resolved by the runner into a
+     * {@link Constant} when the phase starts ({@link #resolve}); asking an unresolved one for a rate is an error.
+     *
+     * @param phase the earlier closed-loop phase whose mean throughput is the capacity
+     * @param fraction share of the capacity offered, in (0, 1]
+     */
+    record OfCapacity(String phase, double fraction) implements LoadShape {
+        public double rateAt(double t) {
+            throw new IllegalStateException("the rate of " + this + " is known only once phase '" + phase
+                    + "' has run: resolve it with the measured capacity first");
+        }
+
+        /** The constant rate {@code fraction × capacity}, rounded to 0.1 request/s (at least 1 request/s). */
+        public Constant resolve(double capacityPerSecond) {
+            return new Constant(Math.max(1, Math.round(fraction * capacityPerSecond * 10) / 10.0));
+        }
+
+        @Override
+        public String toString() {
+            return Math.round(fraction * 1000) / 10.0 + "% of phase " + phase + "'s closed-loop throughput";
+        }
+    }
+
     /** The same rate all the time. */
     record Constant(double rate) implements LoadShape {
         public double rateAt(double t) {
