@@ -2,6 +2,8 @@ package dev.sluice.ratelimit.admission;
 
 import dev.sluice.core.control.Action;
 import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
@@ -27,10 +29,29 @@ import java.util.Map;
  *       at the period's end.
  *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link
  *       ConservativeRate}) using the read/write shares and request sizes of the last interval, the snapshot's read and
- *       write amplification, and the device throughput from the options ({@code device.read.mbps}, {@code
- *       device.write.mbps}, in MiB/s: the emulated device's model or a calibration). Without a device model, T_c falls back to
- *       halving the rate — stated here because the paper assumes a calibration table.
+ *       write amplification, and the device throughput T_R / T_W (see below).
  * </ol>
+ *
+ * <h2>The device throughput of Eq. 3</h2>
+ *
+ * <p>The paper assumes a read/write throughput table measured on the device (§V-B). Sluice takes, per direction:
+ *
+ * <ol>
+ *   <li>{@code device.read.mbps} / {@code device.write.mbps} when set (MiB/s: a calibration, or an emulated device's
+ *       model);
+ *   <li>otherwise the highest device throughput measured so far: every tick, the node's I/O bytes of the interval over
+ *       all classes ({@link NodeSnapshot#ioDelta()}), per second, and the largest such value since the controller
+ *       started. Reads and writes are counted together and Eq. 3 is applied with T_R = T_W = that peak, i.e. as one pipe
+ *       that carries the amplified reads, the compaction writes and the compaction reads: the device has demonstrably
+ *       carried that much, so the estimate is conservative (a lower bound of the device's capacity, the sense of the
+ *       paper's "conservative"). With the priority Env every I/O is counted; without it, RocksDB Statistics give the WAL,
+ *       flush and compaction bytes but not user reads, so the peak is lower and T_c more conservative still;
+ *   <li>only when nothing was ever measured (no I/O counters at all — Sluice's own sampler always has Statistics or
+ *       the Env — or no I/O yet), T_c falls back to half the current rate, the one case of a blind cut.
+ * </ol>
+ *
+ * <p>Before this default (issue 22), no device numbers meant halving at every tick above the high watermark (a 10-s
+ * stay cut the rate 1,000-fold), while Eq. 2 can at most double it per period.
  *
  * <h2>The control period</h2>
  *
@@ -99,6 +120,8 @@ public final class AdaptiveAdmission implements ControlLoop {
         double demandEwma;
         long periodOps;
         long periodNanos;
+        /** Where the last T_c's device throughput came from, for the event's reason. */
+        String tcSource = "";
 
         public Mode mode() {
             return mode;
@@ -116,6 +139,8 @@ public final class AdaptiveAdmission implements ControlLoop {
     private final String name;
     private final Settings s;
     private final Map<String, State> states = new HashMap<>();
+    /** Highest node I/O throughput measured so far, bytes/s (0 = none measured). */
+    private double measuredBytesPerSecond;
 
     public AdaptiveAdmission(String name, Settings settings) {
         this.name = name;
@@ -136,8 +161,14 @@ public final class AdaptiveAdmission implements ControlLoop {
         return states.get(partition);
     }
 
+    /** The highest device throughput measured so far (bytes/s, reads and writes together; 0 = none yet). */
+    public double measuredDeviceBytesPerSecond() {
+        return measuredBytesPerSecond;
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
+        measure(snapshot);
         List<Action> out = new ArrayList<>();
         for (LsmSnapshot ls : snapshot.partitions().values()) {
             State st = states.computeIfAbsent(ls.partition(), k -> new State());
@@ -147,6 +178,23 @@ public final class AdaptiveAdmission implements ControlLoop {
             }
         }
         return out;
+    }
+
+    /** Updates the peak device throughput from the node's I/O during this tick's interval. */
+    private void measure(NodeSnapshot snapshot) {
+        IoStats d = snapshot.ioDelta();
+        if (d == null || d.source() == IoStats.Source.NONE) {
+            return;
+        }
+        long interval = 0;
+        for (LsmSnapshot ls : snapshot.partitions().values()) {
+            interval = Math.max(interval, ls.intervalNanos());
+        }
+        if (interval <= 0) {
+            return;
+        }
+        double perSecond = d.bytes(IoClass.values()) / (interval / 1e9);
+        measuredBytesPerSecond = Math.max(measuredBytesPerSecond, perSecond);
     }
 
     private long inScope(OpCounters c) {
@@ -183,7 +231,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             if (y >= s.highWatermark()) {
                 st.rate = Math.min(st.rate, conservative(ls, st));
                 st.mode = Mode.CONSERVATIVE;
-                reason += String.format("; watermark %.0f%% >= %.0f%%: T_c", 100 * y, 100 * s.highWatermark());
+                reason += String.format(
+                        "; watermark %.0f%% >= %.0f%%: T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
             }
         } else if (y >= s.highWatermark()) {
             st.rate = conservative(ls, st);
@@ -192,7 +241,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.periodOps = 0; // the next feedback period starts now
             st.periodNanos = 0;
             reason = String.format(
-                    "watermark %.0f%% >= %.0f%%: conservative T_c (Eq. 3)", 100 * y, 100 * s.highWatermark());
+                    "watermark %.0f%% >= %.0f%%: conservative T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
         } else {
             st.periodOps += inScope(ls.opsDelta());
             st.periodNanos += ls.intervalNanos();
@@ -225,8 +274,14 @@ public final class AdaptiveAdmission implements ControlLoop {
         return new Action.SetAdmissionRate(ls.partition(), st.rate, reason);
     }
 
-    /** Eq. 3 from this snapshot, or half the current rate when no device model is configured. */
+    /**
+     * Eq. 3 from this snapshot with the configured device throughput, else the measured peak; half the current rate only
+     * when neither exists (see the class comment).
+     */
     private double conservative(LsmSnapshot ls, State st) {
+        double deviceRead = s.deviceReadBytesPerSecond() > 0 ? s.deviceReadBytesPerSecond() : measuredBytesPerSecond;
+        double deviceWrite = s.deviceWriteBytesPerSecond() > 0 ? s.deviceWriteBytesPerSecond() : measuredBytesPerSecond;
+        boolean configured = s.deviceReadBytesPerSecond() > 0 && s.deviceWriteBytesPerSecond() > 0;
         OpCounters d = ls.opsDelta().total() > 0 ? ls.opsDelta() : ls.ops();
         long reads = d.reads(), writes = d.writes();
         if (s.scope() == AdmissionScope.WRITES) {
@@ -250,13 +305,22 @@ public final class AdaptiveAdmission implements ControlLoop {
                     Math.max(1, ls.writeAmplification()),
                     bytesPerRead,
                     bytesPerWrite,
-                    s.deviceReadBytesPerSecond(),
-                    s.deviceWriteBytesPerSecond());
+                    deviceRead,
+                    deviceWrite);
         }
         if (Double.isNaN(tc) || Double.isInfinite(tc)) {
             double base = Double.isInfinite(st.rate) ? st.t0 : st.rate;
+            st.tcSource = " = half the rate (no device throughput configured or measured)";
             return base / 2;
         }
+        st.tcSource = configured
+                ? " (Eq. 3, configured device throughput)"
+                : String.format(
+                        " (Eq. 3, device throughput measured: peak %.1f MiB/s%s)",
+                        measuredBytesPerSecond / (1 << 20),
+                        s.deviceReadBytesPerSecond() > 0 || s.deviceWriteBytesPerSecond() > 0
+                                ? ", with the configured direction"
+                                : "");
         return tc;
     }
 

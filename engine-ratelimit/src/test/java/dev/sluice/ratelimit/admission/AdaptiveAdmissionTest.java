@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.core.control.Action;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoClassStats;
 import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
@@ -31,6 +33,8 @@ class AdaptiveAdmissionTest {
 
     double l0MergeProgress = -1;
     long intraL0MergeBytes = 0;
+    /** The node's I/O during the next tick (what the priority Env, or Statistics, measured). */
+    IoStats nodeIoDelta = IoStats.EMPTY;
 
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
@@ -97,7 +101,7 @@ class AdaptiveAdmissionTest {
                 l0MergeProgress,
                 intraL0MergeBytes,
                 dev.sluice.core.sensor.PartitionHealth.OK);
-        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
+        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, nodeIoDelta, 0);
     }
 
     static double rateOf(List<Action> actions) {
@@ -152,11 +156,77 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
-    void withoutADeviceModelConservativeModeHalvesTheRate() {
+    void withoutADeviceModelAndWithoutAnyIoCounterConservativeModeHalvesTheRate() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         c.decide(tick(0.5, 5000, 5000, 5), now);
         assertThat(rateOf(c.decide(tick(0.9, 5000, 5000, 5), now))).isEqualTo(5_000);
         assertThat(rateOf(c.decide(tick(0.95, 2500, 2500, 5), now))).isEqualTo(2_500);
+    }
+
+    static final double MIB = 1 << 20;
+
+    /** One second of I/O as the priority Env reports it: WAL, user reads and L0 compaction, in MiB. */
+    static IoStats envIo(double walMib, double getMib, double compactionMib) {
+        return new IoStats(
+                IoStats.Source.ENV,
+                Map.of(
+                        IoClass.WAL, new IoClassStats(100, (long) (walMib * MIB), 0, 0),
+                        IoClass.USER_GET, new IoClassStats(100, (long) (getMib * MIB), 0, 0),
+                        IoClass.COMPACTION_L0, new IoClassStats(100, (long) (compactionMib * MIB), 0, 0)));
+    }
+
+    @Test
+    void withoutADeviceModelTcUsesTheHighestDeviceThroughputTheEnvMeasured() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        nodeIoDelta = envIo(10, 10, 10); // 30 MiB/s
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        nodeIoDelta = envIo(10, 10, 30); // 50 MiB/s: the peak
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        nodeIoDelta = envIo(5, 5, 10); // 20 MiB/s
+        List<Action> a = c.decide(tick(0.85, 5000, 5000, 5), now);
+        // Eq. 3 with T_R = T_W = the measured peak (one device pipe for reads and writes together)
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 50 * MIB, 50 * MIB);
+        assertThat(rateOf(a)).isCloseTo(expected, within(1.0));
+        assertThat(a.get(0).reason()).contains("Eq. 3").contains("measured").contains("50.0 MiB/s");
+    }
+
+    @Test
+    void withTheMeasuredThroughputConservativeModeHoldsTcInsteadOfHalvingEveryTick() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        List<Double> rates = new ArrayList<>();
+        for (int i = 0; i < 10; i++) { // ten seconds above the high watermark, the same mix
+            c.decide(tick(0.9, 2000, 2000, 5), now);
+            rates.add(c.state("p").rate());
+        }
+        assertThat(rates).allSatisfy(r -> assertThat(r).isCloseTo(tc, within(1.0)));
+    }
+
+    @Test
+    void withoutTheEnvTheStatisticsEstimateOfWalAndBackgroundBytesIsUsed() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        // No priority Env: WAL, flush and compaction bytes from RocksDB Statistics; user read bytes unknown (-1).
+        nodeIoDelta = new IoStats(
+                IoStats.Source.STATISTICS,
+                Map.of(
+                        IoClass.WAL, new IoClassStats(-1, (long) (8 * MIB), -1, -1),
+                        IoClass.FLUSH, new IoClassStats(-1, (long) (4 * MIB), -1, -1),
+                        IoClass.COMPACTION_HIGH, new IoClassStats(10, (long) (12 * MIB), -1, -1),
+                        IoClass.USER_GET, new IoClassStats(100, -1, -1, -1)));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 24 * MIB, 24 * MIB);
+        assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
+    }
+
+    @Test
+    void aConfiguredDeviceThroughputWinsOverTheMeasuredOne() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 100, 50));
+        nodeIoDelta = envIo(100, 100, 100);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
+        assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
     }
 
     @Test
