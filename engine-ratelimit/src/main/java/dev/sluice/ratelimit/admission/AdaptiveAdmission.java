@@ -69,6 +69,11 @@ import java.util.Map;
  *   <li>Bounds: {@code t_k ≥ min.rate}; and when demand stays below the limit (the gate is not binding, so a low
  *       watermark says nothing about capacity), {@code t_k ≤ max.rate.factor × max(t_0, measured demand)} so the limit
  *       cannot drift towards infinity during a lull and then admit a flood.
+ *   <li>Opening at once: when the gate holds requests back (some queued at the tick, or refused during it) while the
+ *       watermark is at most half the target, nothing is near overflowing, so the limit is below what the tree takes
+ *       (a step up in an open-loop load, a burst). The rate then doubles at the tick, up to {@code max.rate.factor ×}
+ *       the offered load (admitted + refused), instead of waiting up to a period for Eq. 2's next step. Near or above
+ *       the target, only Eq. 2 and T_c move the rate.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -245,6 +250,23 @@ public final class AdaptiveAdmission implements ControlLoop {
         } else {
             st.periodOps += inScope(ls.opsDelta());
             st.periodNanos += ls.intervalNanos();
+            // The gate holds requests back (queued or refused) while the buffer is far below its target: nothing
+            // overflows, so the limit is below what the tree takes. Open at once rather than wait for the period.
+            boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
+            if (binding && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
+                double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
+                double opened = Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered));
+                if (opened > st.rate * (1 + s.changeThreshold())) {
+                    st.demandEwma = Math.max(st.demandEwma, offered); // the cap below follows the offered load
+                    reason = String.format(
+                            "gate binding (%d queued, %d refused, offered %.0f/s) with the watermark at %.0f%%"
+                                    + " (<= half the target): x%.2f",
+                            ls.admissionQueued(), ls.opsDelta().rejected(), offered, 100 * y, opened / st.rate);
+                    st.rate = opened;
+                    st.mode = Mode.FEEDBACK;
+                    return emit(ls, st, before, reason);
+                }
+            }
             if (st.periodNanos < s.periodNanos()) {
                 return null; // Eq. 2 adjusts once per period
             }
@@ -262,6 +284,11 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.mode = Mode.FEEDBACK;
             reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
         }
+        return emit(ls, st, before, reason);
+    }
+
+    /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */
+    private Action emit(LsmSnapshot ls, State st, Mode before, String reason) {
         double cap = s.maxRateFactor() * Math.max(st.t0, st.demandEwma);
         st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
         boolean changed = Double.isInfinite(st.applied)

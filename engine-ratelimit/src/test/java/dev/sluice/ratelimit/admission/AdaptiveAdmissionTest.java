@@ -35,6 +35,10 @@ class AdaptiveAdmissionTest {
     long intraL0MergeBytes = 0;
     /** The node's I/O during the next tick (what the priority Env, or Statistics, measured). */
     IoStats nodeIoDelta = IoStats.EMPTY;
+    /** Requests waiting in the gate at the next tick, and requests it refused during it. */
+    int queuedNext = 0;
+
+    long rejectedNext = 0;
 
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
@@ -57,7 +61,7 @@ class AdaptiveAdmissionTest {
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
     NodeSnapshot tick(double y, long reads, long writes, double writeAmp) {
         now += SEC;
-        OpCounters delta = new OpCounters(reads, writes, 0, 0, 0, writes * 1040, reads * 1040, 0);
+        OpCounters delta = new OpCounters(reads, writes, 0, 0, 0, writes * 1040, reads * 1040, rejectedNext);
         total = total.plus(delta);
         long userBytes = total.bytesWritten();
         // Choose flush/compaction bytes so that the snapshot's cumulative write amplification equals writeAmp.
@@ -97,7 +101,7 @@ class AdaptiveAdmissionTest {
                 IoStats.EMPTY,
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
-                0,
+                queuedNext,
                 l0MergeProgress,
                 intraL0MergeBytes,
                 dev.sluice.core.sensor.PartitionHealth.OK);
@@ -227,6 +231,27 @@ class AdaptiveAdmissionTest {
         c.decide(tick(0.5, 5000, 5000, 5), now);
         double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
         assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
+    }
+
+    @Test
+    void aGateHoldingTheRateBelowDemandWhileTheBufferIsLowOpensWithinATick() {
+        // A 10-s period: Eq. 2 alone would keep the limit for up to 10 s while a step in demand queues at the gate.
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
+        assertThat(rateOf(c.decide(tick(0.05, 2000, 2000, 5), now))).isEqualTo(4_000);
+        // A burst of 16,000 requests/s: the gate admits its 4,000, queues and refuses the rest; the buffer is at 6 %.
+        queuedNext = 3_000;
+        rejectedNext = 9_000;
+        List<Action> a = c.decide(tick(0.06, 2000, 2000, 5), now);
+        assertThat(rateOf(a))
+                .as("the limit doubles at once (up to max.rate.factor x the offered load)")
+                .isCloseTo(8_000, within(0.01));
+        assertThat(a.get(0).reason()).contains("binding");
+        c.decide(tick(0.07, 4000, 4000, 5), now);
+        assertThat(c.state("p").rate()).isCloseTo(16_000, within(0.01));
+        // The buffer is near its target: opening is Eq. 2's business again, not this rule.
+        queuedNext = 3_000;
+        rejectedNext = 0;
+        assertThat(c.decide(tick(0.4, 8000, 8000, 5), now)).isEmpty();
     }
 
     @Test
