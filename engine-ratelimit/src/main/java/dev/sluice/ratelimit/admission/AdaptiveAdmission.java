@@ -27,9 +27,12 @@ import java.util.Map;
  *       {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k − e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code
  *       watermark.source} ({@link WatermarkSource}: the memtable fill level, or memtables + L0 for the SP-LSM profile)
  *       at the period's end.
- *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link
- *       ConservativeRate}) using the read/write shares and request sizes of the last interval, the snapshot's read and
- *       write amplification, and the device throughput T_R / T_W (see below).
+ *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = min(T_c, t_{k−1}·max(0.5, 1 − K1·e_k))},
+ *       T_c from Eq. 3 ({@link ConservativeRate}) using the read/write shares and request sizes of the last interval,
+ *       the snapshot's read and write amplification, and the device throughput T_R / T_W (see below). The paper sets
+ *       t_k = T_c; Sluice also never raises the rate here and lowers it at every tick the watermark stays high (by
+ *       Eq. 2's proportional term, at most half), so an estimate above what the tree drains cannot hold the buffer
+ *       full.
  * </ol>
  *
  * <h2>The device throughput of Eq. 3</h2>
@@ -70,7 +73,8 @@ import java.util.Map;
  *       watermark says nothing about capacity), {@code t_k ≤ max.rate.factor × max(t_0, measured demand)} so the limit
  *       cannot drift towards infinity during a lull and then admit a flood.
  *   <li>Opening at once: when the gate holds requests back (some queued at the tick, or refused during it) while the
- *       watermark is at most half the target, nothing is near overflowing, so the limit is below what the tree takes
+ *       watermark is at most half the target, and was so when Eq. 2 last adjusted (feedback mode; not right after a
+ *       cut, when a draining buffer would make a doubling overshoot), nothing is near overflowing, so the limit is below what the tree takes
  *       (a step up in an open-loop load, a burst). The rate then doubles at the tick, up to {@code max.rate.factor ×}
  *       the offered load (admitted + refused), instead of waiting up to a period for Eq. 2's next step. Near or above
  *       the target, only Eq. 2 and T_c move the rate.
@@ -240,7 +244,15 @@ public final class AdaptiveAdmission implements ControlLoop {
                         "; watermark %.0f%% >= %.0f%%: T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
             }
         } else if (y >= s.highWatermark()) {
-            st.rate = conservative(ls, st);
+            // T_c, but never above the current rate, and lower at every tick the watermark stays high: by at least Eq.
+            // 2's proportional step (1 − K1·e), at most half, so a T_c that overestimates the device still ends.
+            double prev = Double.isInfinite(st.rate) ? st.t0 : st.rate;
+            double step = prev * Math.max(0.5, 1 - s.k1() * (y - s.targetWatermark()));
+            double tc = conservative(ls, st);
+            if (step < tc) {
+                st.tcSource += String.format(" above the step x%.2f", step / prev);
+            }
+            st.rate = Math.min(tc, step);
             st.previousError = y - s.targetWatermark();
             st.mode = Mode.CONSERVATIVE;
             st.periodOps = 0; // the next feedback period starts now
@@ -253,7 +265,11 @@ public final class AdaptiveAdmission implements ControlLoop {
             // The gate holds requests back (queued or refused) while the buffer is far below its target: nothing
             // overflows, so the limit is below what the tree takes. Open at once rather than wait for the period.
             boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
-            if (binding && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
+            // Only from a calm buffer: in feedback mode, and already at most half the target when Eq. 2 last
+            // adjusted. Coming out of a cut (conservative mode, or a period that ended high) the buffer drains fast and
+            // a doubling would overshoot it (measured: AdmissionFloodTest's flood oscillated 0.06 -> 0.97).
+            boolean calm = st.mode == Mode.FEEDBACK && st.previousError <= -s.targetWatermark() / 2;
+            if (binding && calm && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
                 double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
                 double opened = Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered));
                 if (opened > st.rate * (1 + s.changeThreshold())) {

@@ -150,10 +150,11 @@ class AdaptiveAdmissionTest {
 
     @Test
     void aboveTheHighWatermarkTheRateIsTheConservativeEstimateOfEquation3() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 100, 50));
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 20, 10));
         c.decide(tick(0.5, 5000, 5000, 5), now);
         List<Action> a = c.decide(tick(0.85, 5000, 5000, 5), now);
-        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 20e6, 10e6);
+        assertThat(expected).isLessThan(10_000 * (1 - 0.5 * 0.35));
         assertThat(rateOf(a)).isCloseTo(expected, within(1.0));
         assertThat(a.get(0).reason()).contains("Eq. 3");
         assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
@@ -195,17 +196,28 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
-    void withTheMeasuredThroughputConservativeModeHoldsTcInsteadOfHalvingEveryTick() {
+    void aboveTheHighWatermarkTheRateGoesToTcThenFallsByEquation2sStepNotByHalves() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         nodeIoDelta = envIo(20, 10, 10);
         c.decide(tick(0.5, 5000, 5000, 5), now);
         double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
         List<Double> rates = new ArrayList<>();
-        for (int i = 0; i < 10; i++) { // ten seconds above the high watermark, the same mix
+        for (int i = 0; i < 4; i++) { // four seconds at 90 %: e = 0.4, step x(1 - 0.5 * 0.4) = x0.8
             c.decide(tick(0.9, 2000, 2000, 5), now);
             rates.add(c.state("p").rate());
         }
-        assertThat(rates).allSatisfy(r -> assertThat(r).isCloseTo(tc, within(1.0)));
+        assertThat(rates.get(0)).as("T_c (below the first step, 8,000)").isCloseTo(tc, within(1.0));
+        assertThat(rates.get(3)).as("then x0.8 per tick, not x0.5").isCloseTo(tc * 0.8 * 0.8 * 0.8, within(1.0));
+    }
+
+    @Test
+    void aTcAboveTheCurrentRateNeverRaisesItWhileTheWatermarkIsHigh() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(2_000, 0, 0));
+        nodeIoDelta = envIo(100, 100, 100); // a fast device: T_c far above 2,000
+        c.decide(tick(0.5, 1000, 1000, 5), now);
+        List<Action> a = c.decide(tick(0.85, 1000, 1000, 5), now);
+        assertThat(rateOf(a)).isCloseTo(2_000 * (1 - 0.5 * 0.35), within(0.01));
+        assertThat(a.get(0).reason()).contains("above the step");
     }
 
     @Test
@@ -226,10 +238,10 @@ class AdaptiveAdmissionTest {
 
     @Test
     void aConfiguredDeviceThroughputWinsOverTheMeasuredOne() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 100, 50));
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 20, 10));
         nodeIoDelta = envIo(100, 100, 100);
         c.decide(tick(0.5, 5000, 5000, 5), now);
-        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 20e6, 10e6);
         assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
     }
 
@@ -252,6 +264,18 @@ class AdaptiveAdmissionTest {
         queuedNext = 3_000;
         rejectedNext = 0;
         assertThat(c.decide(tick(0.4, 8000, 8000, 5), now)).isEmpty();
+    }
+
+    @Test
+    void rightAfterACutTheGateDoesNotOpenAtOnceEvenWithTheBufferLow() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
+        c.decide(tick(0.05, 2000, 2000, 5), now);
+        c.decide(tick(0.9, 2000, 2000, 5), now); // conservative: a cut
+        queuedNext = 3_000;
+        rejectedNext = 9_000;
+        assertThat(c.decide(tick(0.06, 2000, 2000, 5), now))
+                .as("a flush just drained the buffer: Eq. 2, not a doubling")
+                .isEmpty();
     }
 
     @Test
