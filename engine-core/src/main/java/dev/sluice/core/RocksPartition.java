@@ -193,11 +193,16 @@ final class RocksPartition implements Partition {
     // ---- admission ----
 
     private void admit(RequestKind kind, long bytes) {
+        admit(kind, bytes, 1);
+    }
+
+    /** Admission of a request that carries {@code operations} key operations: charged as that many (batch, multiGet). */
+    private void admit(RequestKind kind, long bytes, int operations) {
         if (ADMITTED.get()) {
             return;
         }
         try {
-            gate.acquire(kind, bytes);
+            gate.acquire(kind, bytes, operations);
         } catch (OverloadedException | QuotaExceededException e) {
             rejected.increment();
             rejectedCounter.increment();
@@ -206,9 +211,13 @@ final class RocksPartition implements Partition {
     }
 
     private <T> CompletableFuture<T> async(RequestKind kind, long bytes, Supplier<T> op) {
+        return async(kind, bytes, 1, op);
+    }
+
+    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, int operations, Supplier<T> op) {
         checkOpen();
         CompletableFuture<T> result = new CompletableFuture<>();
-        gate.acquireAsync(kind, bytes).whenComplete((ok, err) -> {
+        gate.acquireAsync(kind, bytes, operations).whenComplete((ok, err) -> {
             if (err != null) {
                 rejected.increment();
                 rejectedCounter.increment();
@@ -371,7 +380,7 @@ final class RocksPartition implements Partition {
             return List.of();
         }
         long start = System.nanoTime();
-        admit(RequestKind.READ, bytes);
+        admit(RequestKind.READ, bytes, keys.size());
         enter();
         try {
             List<byte[]> values = db.multiGetAsList(readOptions, keys);
@@ -465,7 +474,7 @@ final class RocksPartition implements Partition {
         }
         checkWritable("write(batch of " + batch.size() + ")");
         long start = System.nanoTime();
-        admit(RequestKind.WRITE, batch.bytes());
+        admit(RequestKind.WRITE, batch.bytes(), batch.size());
         enter();
         try (WriteBatch wb = new WriteBatch()) {
             long p = 0, d = 0;
@@ -562,7 +571,7 @@ final class RocksPartition implements Partition {
         for (byte[] k : keys) {
             copy.add(k.clone()); // the list and every array: the caller may reuse them once this returns
         }
-        return async(RequestKind.READ, bytes, () -> withoutGate(() -> multiGet(copy)));
+        return async(RequestKind.READ, bytes, copy.size(), () -> withoutGate(() -> multiGet(copy)));
     }
 
     @Override
@@ -625,6 +634,7 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 copy.bytes(),
+                Math.max(1, copy.size()),
                 () -> withoutGate(() -> {
                     write(copy, mode);
                     return null;

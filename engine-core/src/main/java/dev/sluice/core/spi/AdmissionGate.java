@@ -26,6 +26,27 @@ public interface AdmissionGate extends AutoCloseable {
     /** Completes when the request may proceed, or exceptionally with OverloadedException; never blocks the caller. */
     CompletableFuture<Void> acquireAsync(RequestKind kind, long bytes);
 
+    /**
+     * Like {@link #acquire(RequestKind, long)} for a request that carries {@code operations} key operations (a batch of
+     * n writes, a multiGet of n keys): admission counts operations, so such a request is charged as n requests and
+     * batching cannot bypass the rate. The default charges n single requests one after another; engine-ratelimit's
+     * gate reserves the n tokens at once.
+     */
+    default void acquire(RequestKind kind, long bytes, int operations) {
+        for (int i = 0; i < Math.max(1, operations); i++) {
+            acquire(kind, i == 0 ? bytes : 0);
+        }
+    }
+
+    /** {@link #acquireAsync(RequestKind, long)} charged as {@code operations} requests (see the synchronous form). */
+    default CompletableFuture<Void> acquireAsync(RequestKind kind, long bytes, int operations) {
+        CompletableFuture<Void> f = acquireAsync(kind, bytes);
+        for (int i = 1; i < operations; i++) {
+            f = f.thenCompose(v -> acquireAsync(kind, 0));
+        }
+        return f;
+    }
+
     /** Sets the admission rate in requests/s; {@code Double.POSITIVE_INFINITY} lets everything through. */
     void setRate(double requestsPerSecond);
 

@@ -2,6 +2,8 @@ package dev.sluice.ratelimit.admission;
 
 import dev.sluice.core.control.Action;
 import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
@@ -25,12 +27,34 @@ import java.util.Map;
  *       {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k − e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code
  *       watermark.source} ({@link WatermarkSource}: the memtable fill level, or memtables + L0 for the SP-LSM profile)
  *       at the period's end.
- *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = T_c} from Eq. 3 ({@link
- *       ConservativeRate}) using the read/write shares and request sizes of the last interval, the snapshot's read and
- *       write amplification, and the device throughput from the options ({@code device.read.mbps}, {@code
- *       device.write.mbps}, in MiB/s: the emulated device's model or a calibration). Without a device model, T_c falls back to
- *       halving the rate — stated here because the paper assumes a calibration table.
+ *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = min(T_c, t_{k−1}·max(0.5, 1 − K1·e_k))},
+ *       T_c from Eq. 3 ({@link ConservativeRate}) using the read/write shares and request sizes of the last interval,
+ *       the snapshot's read and write amplification, and the device throughput T_R / T_W (see below). The paper sets
+ *       t_k = T_c; Sluice also never raises the rate here and lowers it at every tick the watermark stays high (by
+ *       Eq. 2's proportional term, at most half), so an estimate above what the tree drains cannot hold the buffer
+ *       full.
  * </ol>
+ *
+ * <h2>The device throughput of Eq. 3</h2>
+ *
+ * <p>The paper assumes a read/write throughput table measured on the device (§V-B). Sluice takes, per direction:
+ *
+ * <ol>
+ *   <li>{@code device.read.mbps} / {@code device.write.mbps} when set (MiB/s: a calibration, or an emulated device's
+ *       model);
+ *   <li>otherwise the highest device throughput measured so far: every tick, the node's I/O bytes of the interval over
+ *       all classes ({@link NodeSnapshot#ioDelta()}), per second, and the largest such value since the controller
+ *       started. Reads and writes are counted together and Eq. 3 is applied with T_R = T_W = that peak, i.e. as one pipe
+ *       that carries the amplified reads, the compaction writes and the compaction reads: the device has demonstrably
+ *       carried that much, so the estimate is conservative (a lower bound of the device's capacity, the sense of the
+ *       paper's "conservative"). With the priority Env every I/O is counted; without it, RocksDB Statistics give the WAL,
+ *       flush and compaction bytes but not user reads, so the peak is lower and T_c more conservative still;
+ *   <li>only when nothing was ever measured (no I/O counters at all — Sluice's own sampler always has Statistics or
+ *       the Env — or no I/O yet), T_c falls back to half the current rate, the one case of a blind cut.
+ * </ol>
+ *
+ * <p>Before this default (issue 22), no device numbers meant halving at every tick above the high watermark (a 10-s
+ * stay cut the rate 1,000-fold), while Eq. 2 can at most double it per period.
  *
  * <h2>The control period</h2>
  *
@@ -48,6 +72,12 @@ import java.util.Map;
  *   <li>Bounds: {@code t_k ≥ min.rate}; and when demand stays below the limit (the gate is not binding, so a low
  *       watermark says nothing about capacity), {@code t_k ≤ max.rate.factor × max(t_0, measured demand)} so the limit
  *       cannot drift towards infinity during a lull and then admit a flood.
+ *   <li>Opening at once: when the gate holds requests back (some queued at the tick, or refused during it) while the
+ *       watermark is at most half the target, and was so when Eq. 2 last adjusted (feedback mode; not right after a
+ *       cut, when a draining buffer would make a doubling overshoot), nothing is near overflowing, so the limit is below what the tree takes
+ *       (a step up in an open-loop load, a burst). The rate then doubles at the tick, up to {@code max.rate.factor ×}
+ *       the offered load (admitted + refused), instead of waiting up to a period for Eq. 2's next step. Near or above
+ *       the target, only Eq. 2 and T_c move the rate.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -99,6 +129,8 @@ public final class AdaptiveAdmission implements ControlLoop {
         double demandEwma;
         long periodOps;
         long periodNanos;
+        /** Where the last T_c's device throughput came from, for the event's reason. */
+        String tcSource = "";
 
         public Mode mode() {
             return mode;
@@ -116,6 +148,8 @@ public final class AdaptiveAdmission implements ControlLoop {
     private final String name;
     private final Settings s;
     private final Map<String, State> states = new HashMap<>();
+    /** Highest node I/O throughput measured so far, bytes/s (0 = none measured). */
+    private double measuredBytesPerSecond;
 
     public AdaptiveAdmission(String name, Settings settings) {
         this.name = name;
@@ -136,8 +170,14 @@ public final class AdaptiveAdmission implements ControlLoop {
         return states.get(partition);
     }
 
+    /** The highest device throughput measured so far (bytes/s, reads and writes together; 0 = none yet). */
+    public double measuredDeviceBytesPerSecond() {
+        return measuredBytesPerSecond;
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
+        measure(snapshot);
         List<Action> out = new ArrayList<>();
         for (LsmSnapshot ls : snapshot.partitions().values()) {
             State st = states.computeIfAbsent(ls.partition(), k -> new State());
@@ -147,6 +187,23 @@ public final class AdaptiveAdmission implements ControlLoop {
             }
         }
         return out;
+    }
+
+    /** Updates the peak device throughput from the node's I/O during this tick's interval. */
+    private void measure(NodeSnapshot snapshot) {
+        IoStats d = snapshot.ioDelta();
+        if (d == null || d.source() == IoStats.Source.NONE) {
+            return;
+        }
+        long interval = 0;
+        for (LsmSnapshot ls : snapshot.partitions().values()) {
+            interval = Math.max(interval, ls.intervalNanos());
+        }
+        if (interval <= 0) {
+            return;
+        }
+        double perSecond = d.bytes(IoClass.values()) / (interval / 1e9);
+        measuredBytesPerSecond = Math.max(measuredBytesPerSecond, perSecond);
     }
 
     private long inScope(OpCounters c) {
@@ -183,19 +240,49 @@ public final class AdaptiveAdmission implements ControlLoop {
             if (y >= s.highWatermark()) {
                 st.rate = Math.min(st.rate, conservative(ls, st));
                 st.mode = Mode.CONSERVATIVE;
-                reason += String.format("; watermark %.0f%% >= %.0f%%: T_c", 100 * y, 100 * s.highWatermark());
+                reason += String.format(
+                        "; watermark %.0f%% >= %.0f%%: T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
             }
         } else if (y >= s.highWatermark()) {
-            st.rate = conservative(ls, st);
+            // T_c, but never above the current rate, and lower at every tick the watermark stays high: by at least Eq.
+            // 2's proportional step (1 − K1·e), at most half, so a T_c that overestimates the device still ends.
+            double prev = Double.isInfinite(st.rate) ? st.t0 : st.rate;
+            double step = prev * Math.max(0.5, 1 - s.k1() * (y - s.targetWatermark()));
+            double tc = conservative(ls, st);
+            if (step < tc) {
+                st.tcSource += String.format(" above the step x%.2f", step / prev);
+            }
+            st.rate = Math.min(tc, step);
             st.previousError = y - s.targetWatermark();
             st.mode = Mode.CONSERVATIVE;
             st.periodOps = 0; // the next feedback period starts now
             st.periodNanos = 0;
             reason = String.format(
-                    "watermark %.0f%% >= %.0f%%: conservative T_c (Eq. 3)", 100 * y, 100 * s.highWatermark());
+                    "watermark %.0f%% >= %.0f%%: conservative T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
         } else {
             st.periodOps += inScope(ls.opsDelta());
             st.periodNanos += ls.intervalNanos();
+            // The gate holds requests back (queued or refused) while the buffer is far below its target: nothing
+            // overflows, so the limit is below what the tree takes. Open at once rather than wait for the period.
+            boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
+            // Only from a calm buffer: in feedback mode, and already at most half the target when Eq. 2 last
+            // adjusted. Coming out of a cut (conservative mode, or a period that ended high) the buffer drains fast and
+            // a doubling would overshoot it (measured: AdmissionFloodTest's flood oscillated 0.06 -> 0.97).
+            boolean calm = st.mode == Mode.FEEDBACK && st.previousError <= -s.targetWatermark() / 2;
+            if (binding && calm && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
+                double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
+                double opened = Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered));
+                if (opened > st.rate * (1 + s.changeThreshold())) {
+                    st.demandEwma = Math.max(st.demandEwma, offered); // the cap below follows the offered load
+                    reason = String.format(
+                            "gate binding (%d queued, %d refused, offered %.0f/s) with the watermark at %.0f%%"
+                                    + " (<= half the target): x%.2f",
+                            ls.admissionQueued(), ls.opsDelta().rejected(), offered, 100 * y, opened / st.rate);
+                    st.rate = opened;
+                    st.mode = Mode.FEEDBACK;
+                    return emit(ls, st, before, reason);
+                }
+            }
             if (st.periodNanos < s.periodNanos()) {
                 return null; // Eq. 2 adjusts once per period
             }
@@ -213,6 +300,11 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.mode = Mode.FEEDBACK;
             reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
         }
+        return emit(ls, st, before, reason);
+    }
+
+    /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */
+    private Action emit(LsmSnapshot ls, State st, Mode before, String reason) {
         double cap = s.maxRateFactor() * Math.max(st.t0, st.demandEwma);
         st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
         boolean changed = Double.isInfinite(st.applied)
@@ -225,8 +317,14 @@ public final class AdaptiveAdmission implements ControlLoop {
         return new Action.SetAdmissionRate(ls.partition(), st.rate, reason);
     }
 
-    /** Eq. 3 from this snapshot, or half the current rate when no device model is configured. */
+    /**
+     * Eq. 3 from this snapshot with the configured device throughput, else the measured peak; half the current rate only
+     * when neither exists (see the class comment).
+     */
     private double conservative(LsmSnapshot ls, State st) {
+        double deviceRead = s.deviceReadBytesPerSecond() > 0 ? s.deviceReadBytesPerSecond() : measuredBytesPerSecond;
+        double deviceWrite = s.deviceWriteBytesPerSecond() > 0 ? s.deviceWriteBytesPerSecond() : measuredBytesPerSecond;
+        boolean configured = s.deviceReadBytesPerSecond() > 0 && s.deviceWriteBytesPerSecond() > 0;
         OpCounters d = ls.opsDelta().total() > 0 ? ls.opsDelta() : ls.ops();
         long reads = d.reads(), writes = d.writes();
         if (s.scope() == AdmissionScope.WRITES) {
@@ -250,13 +348,22 @@ public final class AdaptiveAdmission implements ControlLoop {
                     Math.max(1, ls.writeAmplification()),
                     bytesPerRead,
                     bytesPerWrite,
-                    s.deviceReadBytesPerSecond(),
-                    s.deviceWriteBytesPerSecond());
+                    deviceRead,
+                    deviceWrite);
         }
         if (Double.isNaN(tc) || Double.isInfinite(tc)) {
             double base = Double.isInfinite(st.rate) ? st.t0 : st.rate;
+            st.tcSource = " = half the rate (no device throughput configured or measured)";
             return base / 2;
         }
+        st.tcSource = configured
+                ? " (Eq. 3, configured device throughput)"
+                : String.format(
+                        " (Eq. 3, device throughput measured: peak %.1f MiB/s%s)",
+                        measuredBytesPerSecond / (1 << 20),
+                        s.deviceReadBytesPerSecond() > 0 || s.deviceWriteBytesPerSecond() > 0
+                                ? ", with the configured direction"
+                                : "");
         return tc;
     }
 

@@ -79,14 +79,15 @@ public final class AdmissionProviders {
             0,
             1e6,
             Option.MIB_PER_SECOND,
-            "device read throughput T_R for Eq. 3; 0 = unknown (T_c halves the rate)");
+            "device read throughput T_R for Eq. 3; 0 = the highest node I/O throughput measured so far (reads and writes"
+                    + " together; see AdaptiveAdmission)");
     static final Option<Double> DEVICE_WRITE_MBPS = Option.doubleOption(
             "device.write.mbps",
             0,
             0,
             1e6,
             Option.MIB_PER_SECOND,
-            "device write throughput T_W for Eq. 3; 0 = unknown");
+            "device write throughput T_W for Eq. 3; 0 = measured, as device.read.mbps");
     static final Option<Double> CHANGE_THRESHOLD = Option.doubleOption(
             "change.threshold", 0.01, 0, 1, "fraction", "relative rate change below which no new rate is applied");
     static final Option<Double> PERIOD_SECONDS = Option.doubleOption(

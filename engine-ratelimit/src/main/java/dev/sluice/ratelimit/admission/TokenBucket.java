@@ -70,6 +70,18 @@ final class TokenBucket {
      * the wait would exceed {@code maxWaitNanos} (no token is taken then).
      */
     long reserve(long nowNanos, long maxWaitNanos) {
+        return reserve(nowNanos, maxWaitNanos, 1);
+    }
+
+    /**
+     * Reserves {@code tokens} tokens for one request (a batch of n operations takes n). It goes when its last token
+     * exists: with enough stored tokens now; otherwise it forfeits the stored ones (fewer than {@code tokens}) and waits
+     * for {@code tokens} fresh ones, {@code nextFree + (tokens − 1)/rate}, and {@code nextFree} advances by {@code
+     * tokens/rate} — so the rate bound holds over any interval whatever the request sizes, and {@link #giveBack} can
+     * return exactly what was taken. Returns the wait, or {@link #REFUSED} when it would exceed {@code maxWaitNanos}.
+     */
+    long reserve(long nowNanos, long maxWaitNanos, int tokens) {
+        int k = Math.max(1, tokens);
         State s, n;
         long wait;
         do {
@@ -78,14 +90,16 @@ final class TokenBucket {
                 return 0;
             }
             State r = resync(s, nowNanos);
-            wait = Math.max(0, r.nextFreeNanos() - nowNanos);
+            long interval = intervalNanos(r.ratePerSecond());
+            if (r.storedTokens() >= k) {
+                wait = Math.max(0, r.nextFreeNanos() - nowNanos);
+                n = new State(r.nextFreeNanos(), r.storedTokens() - k, r.ratePerSecond());
+            } else {
+                wait = Math.max(0, r.nextFreeNanos() + (k - 1) * interval - nowNanos);
+                n = new State(r.nextFreeNanos() + k * interval, 0, r.ratePerSecond());
+            }
             if (wait > maxWaitNanos) {
                 return REFUSED;
-            }
-            if (r.storedTokens() >= 1) {
-                n = new State(r.nextFreeNanos(), r.storedTokens() - 1, r.ratePerSecond());
-            } else {
-                n = new State(r.nextFreeNanos() + intervalNanos(r.ratePerSecond()), 0, r.ratePerSecond());
             }
         } while (!state.compareAndSet(s, n));
         return wait;
@@ -102,6 +116,16 @@ final class TokenBucket {
      * at one instant: a burst above the bound, found by {@code TokenBucketProperties}.)
      */
     boolean giveBack(long reservedAtNanos, long nowNanos) {
+        return giveBack(reservedAtNanos, nowNanos, 1);
+    }
+
+    /**
+     * Gives back the {@code tokens} tokens of a reservation due at {@code reservedAtNanos} (see {@link #reserve(long,
+     * long, int)}): when it was the last one handed out, {@code nextFree} moves back to where that reservation started,
+     * but not before now (the part already past is forfeited, never stored).
+     */
+    boolean giveBack(long reservedAtNanos, long nowNanos, int tokens) {
+        int k = Math.max(1, tokens);
         State s, n;
         do {
             s = state.get();
@@ -110,7 +134,8 @@ final class TokenBucket {
                     || s.nextFreeNanos() != reservedAtNanos + intervalNanos(s.ratePerSecond())) {
                 return false;
             }
-            n = new State(reservedAtNanos, s.storedTokens(), s.ratePerSecond());
+            long start = reservedAtNanos - (k - 1) * intervalNanos(s.ratePerSecond());
+            n = new State(Math.max(nowNanos, start), s.storedTokens(), s.ratePerSecond());
         } while (!state.compareAndSet(s, n));
         return true;
     }

@@ -81,13 +81,15 @@ public final class TokenBucketGate implements AdmissionGate {
     /** A request holding a place in the queue and a token reserved for {@code dueNanos}. */
     private final class Waiter {
         final long dueNanos;
+        final int tokens;
         final Thread thread; // sync waiters
         final CompletableFuture<Void> future; // async waiters
         volatile ScheduledFuture<?> task;
         private final AtomicBoolean ended = new AtomicBoolean();
 
-        Waiter(long dueNanos, Thread thread, CompletableFuture<Void> future) {
+        Waiter(long dueNanos, int tokens, Thread thread, CompletableFuture<Void> future) {
             this.dueNanos = dueNanos;
+            this.tokens = tokens;
             this.thread = thread;
             this.future = future;
         }
@@ -99,7 +101,7 @@ public final class TokenBucketGate implements AdmissionGate {
             }
             waiters.remove(this);
             if (!admit) {
-                bucket.giveBack(dueNanos, ticker.read());
+                bucket.giveBack(dueNanos, ticker.read(), tokens);
             }
             queued.decrementAndGet();
             if (admit) {
@@ -188,7 +190,7 @@ public final class TokenBucketGate implements AdmissionGate {
      * caller may go now (the place is given back then). Throws OverloadedException when closed, full or the wait would
      * exceed the bound (no place and no token kept).
      */
-    private long reserve() {
+    private long reserve(int tokens) {
         if (closed) {
             throw closedError();
         }
@@ -205,12 +207,13 @@ public final class TokenBucketGate implements AdmissionGate {
             }
         } while (!queued.compareAndSet(q, q + 1));
         long now = ticker.read();
-        long wait = bucket.reserve(now, maxWaitNanos);
+        long wait = bucket.reserve(now, maxWaitNanos, tokens);
         if (wait == TokenBucket.REFUSED) {
             queued.decrementAndGet();
             rejected.incrementAndGet();
-            throw new OverloadedException("partition '" + partition + "': admission would wait over "
-                    + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms at " + rateText());
+            throw new OverloadedException("partition '" + partition + "': admission"
+                    + (tokens > 1 ? " of a request of " + tokens + " operations (charged as " + tokens + ")" : "")
+                    + " would wait over " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) + " ms at " + rateText());
         }
         if (wait == 0) {
             queued.decrementAndGet();
@@ -220,8 +223,8 @@ public final class TokenBucketGate implements AdmissionGate {
     }
 
     /** Registers a waiter, then re-checks {@code closed} (close sets it before walking the waiters). */
-    private Waiter register(long due, Thread thread, CompletableFuture<Void> future) {
-        Waiter w = new Waiter(due, thread, future);
+    private Waiter register(long due, int tokens, Thread thread, CompletableFuture<Void> future) {
+        Waiter w = new Waiter(due, tokens, thread, future);
         waiters.add(w);
         if (closed && w.end(false)) {
             throw closedError();
@@ -235,15 +238,26 @@ public final class TokenBucketGate implements AdmissionGate {
 
     @Override
     public void acquire(RequestKind kind, long bytes) {
+        acquire(kind, bytes, 1);
+    }
+
+    /**
+     * Admits a request of {@code operations} key operations (a batch, a multiGet) as that many requests: it takes that
+     * many tokens at once, one place in the queue, and goes when its last token exists. One that would wait longer than
+     * {@code wait.max.ms} for them is refused at once, naming its size — split it, or raise the bound.
+     */
+    @Override
+    public void acquire(RequestKind kind, long bytes, int operations) {
         if (!scope.covers(kind)) {
             return;
         }
-        long due = reserve();
+        int tokens = Math.max(1, operations);
+        long due = reserve(tokens);
         if (due == Long.MIN_VALUE) {
             admitted.incrementAndGet(); // no wait, so an interrupt does not concern the gate
             return;
         }
-        Waiter w = register(due, Thread.currentThread(), null);
+        Waiter w = register(due, tokens, Thread.currentThread(), null);
         InterruptedException interrupt = null;
         while (!w.ended()) {
             if (interrupt != null || Thread.interrupted()) {
@@ -278,12 +292,19 @@ public final class TokenBucketGate implements AdmissionGate {
 
     @Override
     public CompletableFuture<Void> acquireAsync(RequestKind kind, long bytes) {
+        return acquireAsync(kind, bytes, 1);
+    }
+
+    /** The async form of {@link #acquire(RequestKind, long, int)}. */
+    @Override
+    public CompletableFuture<Void> acquireAsync(RequestKind kind, long bytes, int operations) {
         if (!scope.covers(kind)) {
             return CompletableFuture.completedFuture(null);
         }
+        int tokens = Math.max(1, operations);
         long due;
         try {
-            due = reserve();
+            due = reserve(tokens);
         } catch (OverloadedException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -294,7 +315,7 @@ public final class TokenBucketGate implements AdmissionGate {
         CompletableFuture<Void> f = new CompletableFuture<>();
         Waiter w;
         try {
-            w = register(due, null, f);
+            w = register(due, tokens, null, f);
         } catch (OverloadedException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.sluice.core.control.Action;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoClassStats;
 import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
@@ -31,6 +33,12 @@ class AdaptiveAdmissionTest {
 
     double l0MergeProgress = -1;
     long intraL0MergeBytes = 0;
+    /** The node's I/O during the next tick (what the priority Env, or Statistics, measured). */
+    IoStats nodeIoDelta = IoStats.EMPTY;
+    /** Requests waiting in the gate at the next tick, and requests it refused during it. */
+    int queuedNext = 0;
+
+    long rejectedNext = 0;
 
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
@@ -53,7 +61,7 @@ class AdaptiveAdmissionTest {
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
     NodeSnapshot tick(double y, long reads, long writes, double writeAmp) {
         now += SEC;
-        OpCounters delta = new OpCounters(reads, writes, 0, 0, 0, writes * 1040, reads * 1040, 0);
+        OpCounters delta = new OpCounters(reads, writes, 0, 0, 0, writes * 1040, reads * 1040, rejectedNext);
         total = total.plus(delta);
         long userBytes = total.bytesWritten();
         // Choose flush/compaction bytes so that the snapshot's cumulative write amplification equals writeAmp.
@@ -93,11 +101,11 @@ class AdaptiveAdmissionTest {
                 IoStats.EMPTY,
                 IoStats.EMPTY,
                 Double.POSITIVE_INFINITY,
-                0,
+                queuedNext,
                 l0MergeProgress,
                 intraL0MergeBytes,
                 dev.sluice.core.sensor.PartitionHealth.OK);
-        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
+        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, nodeIoDelta, 0);
     }
 
     static double rateOf(List<Action> actions) {
@@ -142,21 +150,132 @@ class AdaptiveAdmissionTest {
 
     @Test
     void aboveTheHighWatermarkTheRateIsTheConservativeEstimateOfEquation3() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 100, 50));
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 20, 10));
         c.decide(tick(0.5, 5000, 5000, 5), now);
         List<Action> a = c.decide(tick(0.85, 5000, 5000, 5), now);
-        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 100e6, 50e6);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 20e6, 10e6);
+        assertThat(expected).isLessThan(10_000 * (1 - 0.5 * 0.35));
         assertThat(rateOf(a)).isCloseTo(expected, within(1.0));
         assertThat(a.get(0).reason()).contains("Eq. 3");
         assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
     }
 
     @Test
-    void withoutADeviceModelConservativeModeHalvesTheRate() {
+    void withoutADeviceModelAndWithoutAnyIoCounterConservativeModeHalvesTheRate() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         c.decide(tick(0.5, 5000, 5000, 5), now);
         assertThat(rateOf(c.decide(tick(0.9, 5000, 5000, 5), now))).isEqualTo(5_000);
         assertThat(rateOf(c.decide(tick(0.95, 2500, 2500, 5), now))).isEqualTo(2_500);
+    }
+
+    static final double MIB = 1 << 20;
+
+    /** One second of I/O as the priority Env reports it: WAL, user reads and L0 compaction, in MiB. */
+    static IoStats envIo(double walMib, double getMib, double compactionMib) {
+        return new IoStats(
+                IoStats.Source.ENV,
+                Map.of(
+                        IoClass.WAL, new IoClassStats(100, (long) (walMib * MIB), 0, 0),
+                        IoClass.USER_GET, new IoClassStats(100, (long) (getMib * MIB), 0, 0),
+                        IoClass.COMPACTION_L0, new IoClassStats(100, (long) (compactionMib * MIB), 0, 0)));
+    }
+
+    @Test
+    void withoutADeviceModelTcUsesTheHighestDeviceThroughputTheEnvMeasured() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        nodeIoDelta = envIo(10, 10, 10); // 30 MiB/s
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        nodeIoDelta = envIo(10, 10, 30); // 50 MiB/s: the peak
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        nodeIoDelta = envIo(5, 5, 10); // 20 MiB/s
+        List<Action> a = c.decide(tick(0.85, 5000, 5000, 5), now);
+        // Eq. 3 with T_R = T_W = the measured peak (one device pipe for reads and writes together)
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 50 * MIB, 50 * MIB);
+        assertThat(rateOf(a)).isCloseTo(expected, within(1.0));
+        assertThat(a.get(0).reason()).contains("Eq. 3").contains("measured").contains("50.0 MiB/s");
+    }
+
+    @Test
+    void aboveTheHighWatermarkTheRateGoesToTcThenFallsByEquation2sStepNotByHalves() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        List<Double> rates = new ArrayList<>();
+        for (int i = 0; i < 4; i++) { // four seconds at 90 %: e = 0.4, step x(1 - 0.5 * 0.4) = x0.8
+            c.decide(tick(0.9, 2000, 2000, 5), now);
+            rates.add(c.state("p").rate());
+        }
+        assertThat(rates.get(0)).as("T_c (below the first step, 8,000)").isCloseTo(tc, within(1.0));
+        assertThat(rates.get(3)).as("then x0.8 per tick, not x0.5").isCloseTo(tc * 0.8 * 0.8 * 0.8, within(1.0));
+    }
+
+    @Test
+    void aTcAboveTheCurrentRateNeverRaisesItWhileTheWatermarkIsHigh() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(2_000, 0, 0));
+        nodeIoDelta = envIo(100, 100, 100); // a fast device: T_c far above 2,000
+        c.decide(tick(0.5, 1000, 1000, 5), now);
+        List<Action> a = c.decide(tick(0.85, 1000, 1000, 5), now);
+        assertThat(rateOf(a)).isCloseTo(2_000 * (1 - 0.5 * 0.35), within(0.01));
+        assertThat(a.get(0).reason()).contains("above the step");
+    }
+
+    @Test
+    void withoutTheEnvTheStatisticsEstimateOfWalAndBackgroundBytesIsUsed() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        // No priority Env: WAL, flush and compaction bytes from RocksDB Statistics; user read bytes unknown (-1).
+        nodeIoDelta = new IoStats(
+                IoStats.Source.STATISTICS,
+                Map.of(
+                        IoClass.WAL, new IoClassStats(-1, (long) (8 * MIB), -1, -1),
+                        IoClass.FLUSH, new IoClassStats(-1, (long) (4 * MIB), -1, -1),
+                        IoClass.COMPACTION_HIGH, new IoClassStats(10, (long) (12 * MIB), -1, -1),
+                        IoClass.USER_GET, new IoClassStats(100, -1, -1, -1)));
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 24 * MIB, 24 * MIB);
+        assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
+    }
+
+    @Test
+    void aConfiguredDeviceThroughputWinsOverTheMeasuredOne() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 20, 10));
+        nodeIoDelta = envIo(100, 100, 100);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double expected = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 20e6, 10e6);
+        assertThat(rateOf(c.decide(tick(0.85, 5000, 5000, 5), now))).isCloseTo(expected, within(1.0));
+    }
+
+    @Test
+    void aGateHoldingTheRateBelowDemandWhileTheBufferIsLowOpensWithinATick() {
+        // A 10-s period: Eq. 2 alone would keep the limit for up to 10 s while a step in demand queues at the gate.
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
+        assertThat(rateOf(c.decide(tick(0.05, 2000, 2000, 5), now))).isEqualTo(4_000);
+        // A burst of 16,000 requests/s: the gate admits its 4,000, queues and refuses the rest; the buffer is at 6 %.
+        queuedNext = 3_000;
+        rejectedNext = 9_000;
+        List<Action> a = c.decide(tick(0.06, 2000, 2000, 5), now);
+        assertThat(rateOf(a))
+                .as("the limit doubles at once (up to max.rate.factor x the offered load)")
+                .isCloseTo(8_000, within(0.01));
+        assertThat(a.get(0).reason()).contains("binding");
+        c.decide(tick(0.07, 4000, 4000, 5), now);
+        assertThat(c.state("p").rate()).isCloseTo(16_000, within(0.01));
+        // The buffer is near its target: opening is Eq. 2's business again, not this rule.
+        queuedNext = 3_000;
+        rejectedNext = 0;
+        assertThat(c.decide(tick(0.4, 8000, 8000, 5), now)).isEmpty();
+    }
+
+    @Test
+    void rightAfterACutTheGateDoesNotOpenAtOnceEvenWithTheBufferLow() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
+        c.decide(tick(0.05, 2000, 2000, 5), now);
+        c.decide(tick(0.9, 2000, 2000, 5), now); // conservative: a cut
+        queuedNext = 3_000;
+        rejectedNext = 9_000;
+        assertThat(c.decide(tick(0.06, 2000, 2000, 5), now))
+                .as("a flush just drained the buffer: Eq. 2, not a doubling")
+                .isEmpty();
     }
 
     @Test

@@ -56,6 +56,39 @@ class TokenBucketGateTest {
     }
 
     @Test
+    void aRequestOfNOperationsTakesNTokensAndGoesWhenItsLastTokenExists() {
+        TokenBucketGate g = gate(10, AdmissionScope.ALL, 100, 10_000);
+        g.acquire(RequestKind.WRITE, 4000, 4); // tokens at 0, 100, 200, 300 ms
+        g.acquire(RequestKind.WRITE, 100); // the next one at 400 ms
+        assertThat(sleeps).containsExactly(300_000_000L, 100_000_000L);
+        assertThat(g.admitted()).isEqualTo(2);
+    }
+
+    @Test
+    void aCancelledBatchGivesAllItsTokensBack() {
+        TokenBucketGate g = gate(10, AdmissionScope.ALL, 100, 10_000);
+        g.acquire(RequestKind.WRITE, 1); // at 0; the next token is due at 100 ms
+        CompletableFuture<Void> batch = g.acquireAsync(RequestKind.WRITE, 500, 5); // 100..500 ms
+        assertThat(g.queued()).isEqualTo(1);
+        batch.cancel(false);
+        assertThat(g.queued()).isZero();
+        g.acquire(RequestKind.WRITE, 1); // takes the 100-ms slot again, not 600 ms
+        assertThat(sleeps).containsExactly(100_000_000L);
+    }
+
+    @Test
+    void aBatchThatWouldWaitPastTheBoundIsRefusedNamingItsSize() {
+        TokenBucketGate g = gate(10, AdmissionScope.ALL, 100, 1_000);
+        assertThatThrownBy(() -> g.acquire(RequestKind.WRITE, 1, 20))
+                .isInstanceOf(OverloadedException.class)
+                .hasMessageContaining("20 operations")
+                .hasMessageContaining("1000 ms");
+        assertThat(g.rejected()).isEqualTo(1);
+        g.acquire(RequestKind.WRITE, 1, 5); // 5 tokens: 400 ms, inside the bound
+        assertThat(sleeps).containsExactly(400_000_000L);
+    }
+
+    @Test
     void anIdleBucketStoresAtMostItsBurst() {
         TokenBucketGate g = new TokenBucketGate(
                 "p",

@@ -251,6 +251,61 @@ public final class Summary {
                 };
     }
 
+    /** The names of the stack of record, in order of preference: the recommended Sluice stack, else the CruiseDB one. */
+    static final List<String> RECORD_STACKS = List.of("sluice", "cruisedb");
+
+    /** The stack whose ratios the headline gives: the first of {@link #RECORD_STACKS} in the run; null if none. */
+    static Results.Stack recordStack(List<Results.Stack> stacks) {
+        for (String n : RECORD_STACKS) {
+            for (Results.Stack s : stacks) {
+                if (s.name().equals(n)) {
+                    return s;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The headline: the stack of record against the baseline (stock RocksDB) and against every other stack, as ratios of
+     * P99 tail throughput (higher is better), p99 latency (lower is better) and mean throughput, measured in this run.
+     * Empty when the run has no stack of record, or it is the baseline.
+     */
+    public static List<String> headline(List<Results.Stack> stacks) {
+        Results.Stack rec = recordStack(stacks);
+        if (rec == null || stacks.size() < 2 || rec == stacks.get(0) || rec.metrics() == null) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        for (Results.Stack other : stacks) {
+            if (other == rec || other.metrics() == null) {
+                continue;
+            }
+            String tail =
+                    ratioText(rec.metrics().tailThroughputP99(), other.metrics().tailThroughputP99());
+            String p99 = ratioText(lat(rec, "all", "p99"), lat(other, "all", "p99"));
+            String mean =
+                    ratioText(rec.metrics().meanThroughput(), other.metrics().meanThroughput());
+            lines.add(String.format(
+                    Locale.ROOT,
+                    "%s vs %s%s: P99 tail throughput %s (%,.0f vs %,.0f ops/s), p99 latency %s, mean throughput %s",
+                    rec.name(),
+                    other.name(),
+                    other == stacks.get(0) ? " (baseline)" : "",
+                    tail,
+                    rec.metrics().tailThroughputP99(),
+                    other.metrics().tailThroughputP99(),
+                    p99,
+                    mean));
+        }
+        return lines;
+    }
+
+    private static String ratioText(Double v, Double base) {
+        Double r = ratio(v, base);
+        return r == null ? "n/a" : String.format(Locale.ROOT, "%.2f×", r);
+    }
+
     /** Ratios of every metric to the baseline's; null where either value is missing or the baseline is 0. */
     public static List<Results.Stack> withRatios(List<Results.Stack> stacks) {
         List<Row> rows = rows(stacks);
@@ -437,11 +492,174 @@ public final class Summary {
         return sb.toString();
     }
 
+    /** Whether the run has a measured open-loop phase with an offered rate (then the open-loop table is added). */
+    public static boolean openLoopRun(List<Results.Stack> stacks) {
+        return stacks.stream()
+                .flatMap(s -> s.phases().stream())
+                .anyMatch(p -> p.measured() && p.offeredMeanRate() != null);
+    }
+
+    /** Seconds a recovery must hold: that many consecutive windows at the offered rate with p99 back. */
+    static final int RECOVERY_HOLD = 3;
+
+    /** Served within this fraction of the offered rate counts as keeping up. */
+    static final double KEEP_UP = 0.9;
+
+    /**
+     * Per-second p99 at most this percentile of the pre-burst phase's per-second p99s counts as back (its usual range:
+     * an open loop's per-second p99 swings several-fold from second to second with every flush, so a factor of the
+     * median would call a stack that behaves exactly as before the burst unrecovered).
+     */
+    static final double P99_BACK_PERCENTILE = 90;
+
+    /** Per open-loop phase of one stack: offered, served, refused, median per-second p99, and recovery after a burst. */
+    record OpenPhase(
+            String phase,
+            double offered,
+            double served,
+            long refused,
+            Long medianP99Us,
+            Integer recoverySeconds,
+            boolean afterBurst,
+            int durationSeconds) {}
+
+    static List<OpenPhase> openPhases(Results.Stack s) {
+        List<OpenPhase> out = new ArrayList<>();
+        List<Results.Phase> phases = s.phases();
+        for (int i = 0; i < phases.size(); i++) {
+            Results.Phase p = phases.get(i);
+            if (!p.measured() || p.offeredMeanRate() == null) {
+                continue;
+            }
+            List<Results.Window> ws = windowsOf(s, p);
+            long ops = ws.stream().mapToLong(Results.Window::ops).sum();
+            long refused = ws.stream().mapToLong(Results.Window::rejected).sum();
+            double served = p.durationSeconds() > 0 ? (double) ops / p.durationSeconds() : 0;
+            boolean afterBurst = i >= 2
+                    && phases.get(i - 1).offeredMeanRate() != null
+                    && phases.get(i - 2).offeredMeanRate() != null
+                    && phases.get(i - 1).offeredMeanRate() >= 1.5 * p.offeredMeanRate()
+                    && phases.get(i - 1).offeredMeanRate()
+                            >= 1.5 * phases.get(i - 2).offeredMeanRate();
+            Integer recovery = null;
+            if (afterBurst) {
+                Long before = p99Percentile(windowsOf(s, phases.get(i - 2)), P99_BACK_PERCENTILE);
+                recovery = before == null ? null : recovery(ws, p.offeredMeanRate(), before);
+            }
+            out.add(new OpenPhase(
+                    p.name(),
+                    p.offeredMeanRate(),
+                    served,
+                    refused,
+                    medianP99(ws),
+                    recovery,
+                    afterBurst,
+                    p.durationSeconds()));
+        }
+        return out;
+    }
+
+    private static List<Results.Window> windowsOf(Results.Stack s, Results.Phase p) {
+        List<Results.Window> ws = new ArrayList<>();
+        for (Results.Window w : s.windows()) {
+            if (p.name().equals(w.phase())) {
+                ws.add(w);
+            }
+        }
+        return ws;
+    }
+
+    static Long medianP99(List<Results.Window> ws) {
+        return p99Percentile(ws, 50);
+    }
+
+    /** The given percentile (nearest rank, upper) of the windows' per-second p99s; null when none has one. */
+    static Long p99Percentile(List<Results.Window> ws, double percentile) {
+        List<Long> v = new ArrayList<>();
+        for (Results.Window w : ws) {
+            if (w.p99Us() != null) {
+                v.add(w.p99Us());
+            }
+        }
+        if (v.isEmpty()) {
+            return null;
+        }
+        v.sort(null);
+        return v.get(Math.min(v.size() - 1, (int) Math.floor(v.size() * percentile / 100)));
+    }
+
+    /**
+     * Seconds from the phase's start to the first window that begins {@link #RECOVERY_HOLD} consecutive windows (fewer
+     * at the phase's end) each serving at least {@link #KEEP_UP} of the offered rate with a per-second p99 at most
+     * {@code p99Before} (the pre-burst phase's {@link #P99_BACK_PERCENTILE}th percentile); null when none does.
+     */
+    static Integer recovery(List<Results.Window> ws, double offered, long p99Before) {
+        for (int i = 0; i < ws.size(); i++) {
+            boolean ok = true;
+            for (int j = i; j < Math.min(ws.size(), i + RECOVERY_HOLD); j++) {
+                Results.Window w = ws.get(j);
+                if (w.ops() < KEEP_UP * offered || w.p99Us() == null || w.p99Us() > p99Before) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (ok) {
+                return i;
+            }
+        }
+        return null;
+    }
+
+    /** The open-loop table of summary.md: does each stack keep up with the offered rate, and how fast it recovers. */
+    public static String openLoopTable(List<Results.Stack> stacks) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT,
+                "Served = completions in the phase's windows / its seconds. Recovery (phases after a burst: a phase"
+                        + " offered ≥ 1.5× the ones before and after it) = seconds from the phase's start until %d"
+                        + " consecutive seconds each serve ≥ %.0f %% of the offered rate with a per-second p99 within the"
+                        + " range of the phase before the burst (≤ its %.0fth-percentile per-second p99).%n%n",
+                RECOVERY_HOLD,
+                100 * KEEP_UP,
+                P99_BACK_PERCENTILE));
+        sb.append("| Stack | Phase | Offered req/s | Served ops/s | Served / offered | Refused | Median per-s p99 ms")
+                .append(" | Recovery after the burst |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---|\n");
+        for (Results.Stack s : stacks) {
+            for (OpenPhase p : openPhases(s)) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %,.0f | %,.0f | %.2f | %,d | %s | %s |%n",
+                        s.name(),
+                        p.phase(),
+                        p.offered(),
+                        p.served(),
+                        p.offered() > 0 ? p.served() / p.offered() : 0,
+                        p.refused(),
+                        p.medianP99Us() == null ? "n/a" : String.format(Locale.ROOT, "%.2f", p.medianP99Us() / 1e3),
+                        !p.afterBurst()
+                                ? "–"
+                                : p.recoverySeconds() == null
+                                        ? "not within " + p.durationSeconds() + " s"
+                                        : p.recoverySeconds() + " s"));
+            }
+        }
+        return sb.toString();
+    }
+
     /** summary.md: what ran, the table, and the charts. */
     public static String markdown(Results.Run run) {
         StringBuilder sb = new StringBuilder();
         Results.ScenarioInfo sc = run.scenario();
         sb.append("# Sluice bench: ").append(sc.name()).append("\n\n");
+        List<String> head = headline(run.stacks());
+        if (!head.isEmpty()) {
+            sb.append("**Headline (this run):**\n\n");
+            for (String h : head) {
+                sb.append("- ").append(h).append('\n');
+            }
+            sb.append('\n');
+        }
         if (!sc.description().isBlank()) {
             sb.append(sc.description()).append("\n\n");
         }
@@ -521,6 +739,11 @@ public final class Summary {
             }
         }
         sb.append("\n## Results\n\n").append(markdownTable(run.stacks())).append('\n');
+        if (openLoopRun(run.stacks())) {
+            sb.append("## Open loop: offered vs served, recovery after a burst\n\n")
+                    .append(openLoopTable(run.stacks()))
+                    .append('\n');
+        }
         if (adocRun(run.stacks())) {
             sb.append("## Stalls by data overflow (ADOC §4)\n\n")
                     .append(overflowTable(run.stacks()))

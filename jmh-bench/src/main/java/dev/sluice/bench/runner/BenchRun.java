@@ -178,6 +178,9 @@ public final class BenchRun {
         Results.mapper().writeValue(out.resolve("results.json").toFile(), run);
         Files.writeString(out.resolve("summary.md"), Summary.markdown(run), StandardCharsets.UTF_8);
         console.println();
+        for (String h : Summary.headline(withRatios)) {
+            console.println(h);
+        }
         console.println(Summary.consoleTable(withRatios));
         console.println("results: " + out.resolve("results.json").toAbsolutePath());
         console.println("summary: " + out.resolve("summary.md").toAbsolutePath());
