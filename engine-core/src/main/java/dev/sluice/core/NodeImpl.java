@@ -597,6 +597,11 @@ final class NodeImpl implements SluiceNode {
         }
 
         @Override
+        public void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
+            cache.close();
+        }
+
+        @Override
         public Optional<IoControl> io() {
             return Optional.empty();
         }
@@ -636,6 +641,20 @@ final class NodeImpl implements SluiceNode {
                 throw new IllegalArgumentException("no partition '" + partition + "'");
             }
             p.installGate(gate);
+        }
+
+        @Override
+        public void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
+            RocksPartition p = partitions.get(partition);
+            if (p == null) {
+                throw new IllegalArgumentException("no partition '" + partition + "'");
+            }
+            p.installReadCache(cache);
+        }
+
+        @Override
+        public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+            return registry;
         }
 
         @Override
