@@ -155,7 +155,32 @@ public final class Results {
             Double writeAmplification,
             Double readAmplification,
             long peakRssBytes,
-            Map<String, LatencyStats> latency) {}
+            Map<String, LatencyStats> latency,
+            Device device) {}
+
+    /**
+     * The cloud-disk contract and the Calcspar cache over the measured windows (Calcspar §2.3, §4.3).
+     *
+     * @param overContractSeconds measured 1-s windows in which the emulated device served at least one I/O on the
+     *     overdraft path (punitive latency); null without the priority Env
+     * @param overdraftIos I/Os served on the overdraft path in the measured windows; null without the priority Env
+     * @param cacheHitRatio hits / lookups of the Calcspar cache ({@code controls = calcspar-cache}); null without it
+     *     (RocksDB's block cache is not counted: it caches blocks, not lookups)
+     * @param cacheHitRatioProactive the same, over lookups made while the cache was proactive; null if none
+     * @param cacheHitRatioPassive the same, over lookups made while the cache was passive; null if none
+     * @param proactiveLookups lookups while proactive; null without the cache
+     * @param passiveLookups lookups while passive; null without the cache
+     * @param prefetchIos PREFETCH-class I/Os the priority Env counted (prefetch reads); null without the Env
+     */
+    public record Device(
+            Integer overContractSeconds,
+            Long overdraftIos,
+            Double cacheHitRatio,
+            Double cacheHitRatioProactive,
+            Double cacheHitRatioPassive,
+            Long proactiveLookups,
+            Long passiveLookups,
+            Long prefetchIos) {}
 
     /**
      * One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end.

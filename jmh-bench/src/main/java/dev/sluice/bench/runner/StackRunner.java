@@ -182,7 +182,7 @@ public final class StackRunner {
         PreloadSpec spec = scenario.preload();
         long start = System.nanoTime();
         if (spec.keys() > 0) {
-            KeyCodec codec = new KeyCodec(spec.keyBytes());
+            KeyCodec codec = new KeyCodec(spec.keyBytes(), spec.clusterKeys());
             AtomicLong done = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             List<RuntimeException> failures = new ArrayList<>();
@@ -295,6 +295,7 @@ public final class StackRunner {
         NodeSnapshot measuredStart;
         NodeSnapshot measuredEnd;
         String partition;
+        DeviceMeters device;
 
         Results.Metrics metrics(long peakRss) {
             List<Results.Window> m =
@@ -380,13 +381,27 @@ public final class StackRunner {
                     wa,
                     ra,
                     peakRss,
-                    lat);
+                    lat,
+                    device == null ? null : device.result(prefetchIos()));
+        }
+
+        /** PREFETCH-class I/Os over the measured windows, when the Env counted them. */
+        private Long prefetchIos() {
+            if (measuredStart == null || measuredEnd == null) {
+                return null;
+            }
+            IoStats a = nodeIo(measuredStart), b = nodeIo(measuredEnd);
+            if (b.source() != IoStats.Source.ENV) {
+                return null;
+            }
+            return b.get(IoClass.PREFETCH).ops() - a.get(IoClass.PREFETCH).ops();
         }
     }
 
     private Timeline runPhases(SluiceNode node, Partition partition) throws InterruptedException {
         Timeline t = new Timeline();
         t.partition = partition.name();
+        t.device = new DeviceMeters(node.meterRegistry());
         List<PhaseSpec> phases = scenario.phases();
         int total = scenario.totalSeconds();
         int[] phaseOfSecond = new int[total];
@@ -399,7 +414,7 @@ public final class StackRunner {
             }
         }
         PreloadSpec pre = scenario.preload();
-        KeyCodec codec = new KeyCodec(pre.keyBytes());
+        KeyCodec codec = new KeyCodec(pre.keyBytes(), pre.clusterKeys());
         AtomicLong keyCount = new AtomicLong(pre.keys());
         WindowRecorder recorder = new WindowRecorder();
         List<LoadDriver> drivers = new ArrayList<>();
@@ -426,6 +441,7 @@ public final class StackRunner {
                 }
                 Results.Window w = window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax);
                 t.windows.add(w);
+                t.device.window(phase.measured());
                 if (phase.measured()) {
                     if (t.measuredStart == null) {
                         t.measuredStart = prev;
