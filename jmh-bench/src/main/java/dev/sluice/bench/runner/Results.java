@@ -109,6 +109,8 @@ public final class Results {
      *     latency; always 0 with async dispatch); dropped: arrivals refused because the backlog was at {@code
      *     max.backlog} (async: {@code max.inflight} requests were in flight); maxBacklog: largest queue (async: most
      *     requests in flight)
+     * @param latency this phase's latency per operation kind plus {@code all} (measured or not), as {@link
+     *     Metrics#latency}: a sweep over phases (e.g. client threads, Calcspar Fig. 18) reads one row per phase
      */
     public record Phase(
             String name,
@@ -125,7 +127,8 @@ public final class Results {
             Long generated,
             Long unstartedAtEnd,
             Long dropped,
-            Long maxBacklog) {}
+            Long maxBacklog,
+            Map<String, LatencyStats> latency) {}
 
     /**
      * Summary over the measured windows.

@@ -296,6 +296,8 @@ public final class StackRunner {
         NodeSnapshot measuredEnd;
         String partition;
         DeviceMeters device;
+        /** Latency per phase index and operation kind, over all of the phase's windows. */
+        final Map<Integer, Map<OpKind, Histogram>> phaseLatency = new java.util.HashMap<>();
 
         Results.Metrics metrics(long peakRss) {
             List<Results.Window> m =
@@ -442,6 +444,12 @@ public final class StackRunner {
                 Results.Window w = window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax);
                 t.windows.add(w);
                 t.device.window(phase.measured());
+                Map<OpKind, Histogram> byKind = t.phaseLatency.computeIfAbsent(pi, x -> new EnumMap<>(OpKind.class));
+                iv.perKind().forEach((kind, h) -> {
+                    if (h.getTotalCount() > 0) {
+                        byKind.computeIfAbsent(kind, x -> new Histogram(3)).add(h);
+                    }
+                });
                 if (phase.measured()) {
                     if (t.measuredStart == null) {
                         t.measuredStart = prev;
@@ -466,7 +474,11 @@ public final class StackRunner {
                 if (current != null) {
                     current.stop();
                     t.phases.add(phaseResult(
-                            phases.get(currentPhase), phaseStart[currentPhase], current, backlogMaxAcrossPhase));
+                            phases.get(currentPhase),
+                            phaseStart[currentPhase],
+                            current,
+                            backlogMaxAcrossPhase,
+                            latencyStats(t.phaseLatency.get(currentPhase))));
                 }
                 backlogMaxAcrossPhase = 0;
                 current = null;
@@ -533,7 +545,26 @@ public final class StackRunner {
         }
     }
 
-    private static Results.Phase phaseResult(PhaseSpec p, int start, LoadDriver d, long maxBacklog) {
+    /** {@code all} plus one entry per kind with completions; empty without any. */
+    static Map<String, LatencyStats> latencyStats(Map<OpKind, Histogram> byKind) {
+        Map<String, LatencyStats> lat = new LinkedHashMap<>();
+        if (byKind == null || byKind.isEmpty()) {
+            return lat;
+        }
+        Histogram all = new Histogram(3);
+        byKind.values().forEach(all::add);
+        lat.put("all", LatencyStats.of(all));
+        for (OpKind k : OpKind.values()) {
+            Histogram h = byKind.get(k);
+            if (h != null && h.getTotalCount() > 0) {
+                lat.put(k.id(), LatencyStats.of(h));
+            }
+        }
+        return lat;
+    }
+
+    private static Results.Phase phaseResult(
+            PhaseSpec p, int start, LoadDriver d, long maxBacklog, Map<String, LatencyStats> latency) {
         boolean open = p.mode() == PhaseSpec.Mode.OPEN;
         boolean async = open && p.dispatch() == PhaseSpec.Dispatch.ASYNC;
         return new Results.Phase(
@@ -551,7 +582,8 @@ public final class StackRunner {
                 open ? d.generated() : null,
                 open ? d.unstartedAtStop() : null,
                 open ? d.dropped() : null,
-                open ? maxBacklog : null);
+                open ? maxBacklog : null,
+                latency);
     }
 
     static String describe(LoadShape s) {
