@@ -1,8 +1,10 @@
 /**
- * Calcspar's fluctuation-aware cache (Calcspar §4.3; docs/architecture.md §3.5): key-range blocks, a small hotness table,
- * proactive prefetch with spare IOPS tokens under light load and passive 4 KB LRU admission under heavy load, one
- * Caffeine-backed store that writes keep fresh. Not built yet (a later issue).
+ * Calcspar's fluctuation-aware cache (Calcspar §4.3; design in {@code CALCSPAR-CACHE.md} next to this file): one
+ * Caffeine key-value space in front of every partition's point reads, a hotness table of 256 KiB key-space blocks,
+ * proactive prefetch with spare paid IOPS (PREFETCH class) under light load and passive admission on misses under heavy
+ * load, switched by a pure controller ({@code controls = calcspar-cache}). Writes invalidate before they are
+ * acknowledged, so a cached read is never stale.
  *
- * <p>May depend on engine-core and Caffeine only.
+ * <p>May depend on engine-core, Caffeine, Micrometer and SLF4J only.
  */
 package dev.sluice.cache;

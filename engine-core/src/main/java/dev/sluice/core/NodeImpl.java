@@ -103,6 +103,18 @@ final class NodeImpl implements SluiceNode {
                 registry,
                 config.controlEventsFile().orElse(null));
         this.metrics = new NodeMetrics(registry);
+        if (env != null) {
+            io.micrometer.core.instrument.FunctionCounter.builder("sluice.device.overdraft.ops", env, e -> {
+                        try {
+                            long v = e.deviceOverdraftOps();
+                            return v < 0 ? Double.NaN : v;
+                        } catch (RuntimeException closed) {
+                            return Double.NaN; // the Env is closed
+                        }
+                    })
+                    .description("I/Os the emulated device served with punitive (overdraft) latency")
+                    .register(registry);
+        }
         this.blockCache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
         this.writeBufferManagerCache =
                 config.writeBufferManagerBytes() > 0 && blockCache == null ? new LRUCache(0) : null;
@@ -597,6 +609,11 @@ final class NodeImpl implements SluiceNode {
         }
 
         @Override
+        public void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
+            cache.close();
+        }
+
+        @Override
         public Optional<IoControl> io() {
             return Optional.empty();
         }
@@ -636,6 +653,20 @@ final class NodeImpl implements SluiceNode {
                 throw new IllegalArgumentException("no partition '" + partition + "'");
             }
             p.installGate(gate);
+        }
+
+        @Override
+        public void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
+            RocksPartition p = partitions.get(partition);
+            if (p == null) {
+                throw new IllegalArgumentException("no partition '" + partition + "'");
+            }
+            p.installReadCache(cache);
+        }
+
+        @Override
+        public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+            return registry;
         }
 
         @Override

@@ -4,6 +4,7 @@ import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.OpCounters;
 import dev.sluice.core.sensor.PartitionHealth;
 import dev.sluice.core.spi.AdmissionGate;
+import dev.sluice.core.spi.ReadCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -65,6 +66,8 @@ final class RocksPartition implements Partition {
     private final ExecutorService asyncPool;
     private final Supplier<LsmSnapshot> snapshotSupplier;
     private volatile AdmissionGate gate = AdmissionGate.OPEN;
+    /** Read cache hook (see {@link ReadCache} for the coherence protocol); null when none is installed. */
+    private volatile ReadCache readCache;
     /** Current max_background_jobs (RocksDB offers no getter for mutable DB options). */
     volatile int maxBackgroundJobs;
 
@@ -176,6 +179,24 @@ final class RocksPartition implements Partition {
             throw new IllegalStateException("partition '" + name + "' already has an admission gate");
         }
         gate = g;
+    }
+
+    void installReadCache(ReadCache c) {
+        synchronized (this) {
+            if (readCache != null) {
+                throw new IllegalStateException("partition '" + name + "' already has a read cache");
+            }
+            c.bind(new CacheSource(this));
+            readCache = c;
+        }
+    }
+
+    /** Invalidates written keys in the read cache, if any (after the engine applied the write, before it returns). */
+    private void invalidate(byte[] key) {
+        ReadCache c = readCache;
+        if (c != null) {
+            c.invalidate(key);
+        }
     }
 
     OpCounters counters() {
@@ -355,7 +376,20 @@ final class RocksPartition implements Partition {
         admit(RequestKind.READ, key.length);
         enter();
         try {
-            byte[] v = db.get(readOptions, key);
+            ReadCache c = readCache;
+            byte[] v;
+            if (c == null) {
+                v = db.get(readOptions, key);
+            } else {
+                ReadCache.Cached hit = c.lookup(key);
+                if (hit != null) {
+                    v = hit.value();
+                } else {
+                    long stamp = c.stamp();
+                    v = db.get(readOptions, key);
+                    c.fill(key, v, stamp);
+                }
+            }
             gets.increment();
             bytesRead.add(key.length + (v == null ? 0 : v.length));
             return v;
@@ -383,7 +417,8 @@ final class RocksPartition implements Partition {
         admit(RequestKind.READ, bytes, keys.size());
         enter();
         try {
-            List<byte[]> values = db.multiGetAsList(readOptions, keys);
+            ReadCache c = readCache;
+            List<byte[]> values = c == null ? db.multiGetAsList(readOptions, keys) : cachedMultiGet(c, keys);
             long read = bytes;
             for (byte[] v : values) {
                 read += v == null ? 0 : v.length;
@@ -397,6 +432,29 @@ final class RocksPartition implements Partition {
             exit();
             multiGetTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
+    }
+
+    private List<byte[]> cachedMultiGet(ReadCache c, List<byte[]> keys) throws RocksDBException {
+        List<byte[]> values = new ArrayList<>(keys.size());
+        List<byte[]> missed = new ArrayList<>();
+        List<Integer> missedAt = new ArrayList<>();
+        for (byte[] k : keys) {
+            ReadCache.Cached hit = c.lookup(k);
+            if (hit == null) {
+                missed.add(k);
+                missedAt.add(values.size());
+            }
+            values.add(hit == null ? null : hit.value());
+        }
+        if (!missed.isEmpty()) {
+            long stamp = c.stamp();
+            List<byte[]> read = db.multiGetAsList(readOptions, missed);
+            for (int i = 0; i < read.size(); i++) {
+                values.set(missedAt.get(i), read.get(i));
+                c.fill(missed.get(i), read.get(i), stamp);
+            }
+        }
+        return values;
     }
 
     @Override
@@ -424,6 +482,7 @@ final class RocksPartition implements Partition {
         } catch (RocksDBException e) {
             throw fail("put", e);
         } finally {
+            invalidate(key);
             exit();
             putTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
@@ -453,6 +512,7 @@ final class RocksPartition implements Partition {
         } catch (RocksDBException e) {
             throw fail("delete", e);
         } finally {
+            invalidate(key);
             exit();
             deleteTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
@@ -499,6 +559,11 @@ final class RocksPartition implements Partition {
         } catch (RocksDBException e) {
             throw fail("write(batch of " + batch.size() + ")", e);
         } finally {
+            if (readCache != null) {
+                for (Batch.Op op : batch.ops()) {
+                    invalidate(op.key());
+                }
+            }
             exit();
             batchTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
@@ -812,6 +877,10 @@ final class RocksPartition implements Partition {
                         e);
             }
             unavailable = null;
+            ReadCache c = readCache;
+            if (c != null) {
+                c.invalidateAll(); // the WAL replay may hold writes that failed (never acknowledged) but reached it
+            }
             listener.clearBackgroundError(listener.backgroundError());
             errorsAcknowledged = statistics.getTickerCount(TickerType.ERROR_HANDLER_BG_ERROR_COUNT);
             suspect = false;
@@ -952,6 +1021,10 @@ final class RocksPartition implements Partition {
 
     /** Waits for running requests, closes open scans, then the DB and its options. Idempotent. */
     void close() {
+        ReadCache c = readCache;
+        if (c != null && !closed) {
+            c.close(); // first, without the lock: its prefetches take the read lock and must not block the close
+        }
         lifecycle.writeLock().lock();
         try {
             if (closed) {

@@ -52,6 +52,19 @@ public interface ControlContext {
     Optional<IoControl> io();
 
     /**
+     * Puts a {@link dev.sluice.core.spi.ReadCache} in front of the partition's point reads (at most one per partition)
+     * and binds it to the partition's engine reader. The partition closes it when it closes.
+     */
+    default void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
+        throw new UnsupportedOperationException("this node cannot install a read cache");
+    }
+
+    /** Where hooks installed by the controller (caches, gates) register their meters. */
+    default io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+        return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    }
+
+    /**
      * Reads an option as a double, naming the key in the error when it is not a number or out of range.
      *
      * @deprecated declare an {@link Option} with its range and use {@link #get} (see {@link ControlLoopProvider})

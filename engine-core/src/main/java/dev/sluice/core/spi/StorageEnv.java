@@ -34,6 +34,14 @@ public interface StorageEnv extends AutoCloseable {
     /** Fraction of the device budget used in the last second (0 when no budget/device model is set). */
     double budgetUse();
 
+    /**
+     * I/Os the emulated device served on the overdraft path (punitive latency, Calcspar §2.3) since the Env opened; 0
+     * without device emulation, -1 when this Env cannot tell. The node exports it as {@code sluice.device.overdraft.ops}.
+     */
+    default long deviceOverdraftOps() {
+        return -1;
+    }
+
     Optional<IoControl> control();
 
     @Override

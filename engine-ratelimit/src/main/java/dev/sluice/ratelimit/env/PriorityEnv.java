@@ -201,6 +201,11 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         return withState(NativeBridge::budgetUse);
     }
 
+    @Override
+    public long deviceOverdraftOps() {
+        return deviceStats().overdraftOps();
+    }
+
     public DeviceStats deviceStats() {
         long[] raw = new long[NativeBridge.DEVICE_FIELDS];
         withState(s -> {

@@ -35,8 +35,9 @@ public record PriorityEnvConfig(
     public static final Option<String> POLICY = Option.choiceOption(
             "policy",
             "passthrough",
-            List.of("passthrough", "cruisedb", "flexengine", "calcspar"),
-            "initial node policy");
+            List.of("passthrough", "cruisedb", "flexengine", "calcspar", "calcspar-static", "calcspar-dynamic"),
+            "initial node policy (calcspar-static / calcspar-dynamic: Calcspar Fig. 19's SA 6:3:1 and DA allocators over"
+                    + " the same three queues and paid IOPS, for comparison)");
     public static final Option<Double> POLICY_STARVATION_MS = Option.doubleOption(
             "policy.starvation.ms", 50, 0, 60_000, "ms", "anti-starvation bound of cruisedb and calcspar (0 = none)");
     public static final Option<Double> POLICY_NODE_MBPS = Option.doubleOption(
@@ -203,17 +204,26 @@ public record PriorityEnvConfig(
                         true,
                         new IoPolicy.NodeBudget(nodeOps, bytes));
             }
-            case "calcspar" -> {
+            case "calcspar", "calcspar-static", "calcspar-dynamic" -> {
+                String name = p.get(POLICY);
                 double paid = p.get(POLICY_PAID_IOPS);
                 if (paid <= 0) {
                     paid = deviceOn ? iops : 0;
                 }
                 if (paid <= 0) {
-                    throw new ConfigException("env.policy = calcspar needs paid IOPS: set env.policy.paid.iops"
+                    throw new ConfigException("env.policy = " + name + " needs paid IOPS: set env.policy.paid.iops"
                             + " (> 0) or enable the device with env.device.iops > 0");
                 }
                 IoPolicy.TimeWindows t = IoPolicy.calcspar(paid);
-                yield new IoPolicy.TimeWindows(t.tiers(), paid, p.get(POLICY_MIN_WINDOW), starvation);
+                IoPolicy.NodeBudget budget = new IoPolicy.NodeBudget(paid, 0);
+                yield switch (name) {
+                    // Fig. 19 "SA": the paid IOPS split 6:3:1 among the three queues, none strict
+                    case "calcspar-static" ->
+                        new IoPolicy.WeightedFair(t.tiers(), List.of(6.0, 3.0, 1.0), false, budget);
+                    // Fig. 19 "DA": the top queue takes what it uses, the others what it leaves, in priority order
+                    case "calcspar-dynamic" -> new IoPolicy.StrictPriority(t.tiers(), starvation, budget);
+                    default -> new IoPolicy.TimeWindows(t.tiers(), paid, p.get(POLICY_MIN_WINDOW), starvation);
+                };
             }
             default -> throw new IllegalStateException("unreachable: " + POLICY + " allowed " + p.get(POLICY));
         };

@@ -247,6 +247,7 @@ public final class CassandraBench implements Callable<Integer> {
                         null,
                         null,
                         null,
+                        null,
                         null));
                 load.run(ph, len);
                 start += len;
@@ -466,6 +467,8 @@ public final class CassandraBench implements Callable<Integer> {
                         null,
                         Map.of(),
                         rss,
+                        null,
+                        null,
                         null));
                 if (second % 10 == 0) {
                     System.out.printf(
@@ -551,7 +554,12 @@ public final class CassandraBench implements Callable<Integer> {
                     null,
                     null,
                     peakRss,
-                    lat);
+                    lat,
+                    null,
+                    null,
+                    null,
+                    LatencyStats.of(writeMeasured),
+                    null);
         }
     }
 

@@ -109,6 +109,8 @@ public final class Results {
      *     latency; always 0 with async dispatch); dropped: arrivals refused because the backlog was at {@code
      *     max.backlog} (async: {@code max.inflight} requests were in flight); maxBacklog: largest queue (async: most
      *     requests in flight)
+     * @param latency this phase's latency per operation kind plus {@code all} (measured or not), as {@link
+     *     Metrics#latency}: a sweep over phases (e.g. client threads, Calcspar Fig. 18) reads one row per phase
      */
     public record Phase(
             String name,
@@ -125,7 +127,8 @@ public final class Results {
             Long generated,
             Long unstartedAtEnd,
             Long dropped,
-            Long maxBacklog) {}
+            Long maxBacklog,
+            Map<String, LatencyStats> latency) {}
 
     /**
      * Summary over the measured windows.
@@ -159,7 +162,8 @@ public final class Results {
             Long longestStallMs,
             Double ioAmplification,
             Chains compactionChains,
-            LatencyStats writeLatency) {}
+            LatencyStats writeLatency,
+            Device device) {}
 
     /**
      * Width of the memory→L1 compactions (every compaction that read L0 and wrote a deeper level) started during the
@@ -180,6 +184,30 @@ public final class Results {
             long maxBytes,
             Map<String, Long> filesHistogram,
             Map<String, Long> bytesHistogramMiB) {}
+
+    /**
+     * The cloud-disk contract and the Calcspar cache over the measured windows (Calcspar §2.3, §4.3).
+     *
+     * @param overContractSeconds measured 1-s windows in which the emulated device served at least one I/O on the
+     *     overdraft path (punitive latency); null without the priority Env
+     * @param overdraftIos I/Os served on the overdraft path in the measured windows; null without the priority Env
+     * @param cacheHitRatio hits / lookups of the Calcspar cache ({@code controls = calcspar-cache}); null without it
+     *     (RocksDB's block cache is not counted: it caches blocks, not lookups)
+     * @param cacheHitRatioProactive the same, over lookups made while the cache was proactive; null if none
+     * @param cacheHitRatioPassive the same, over lookups made while the cache was passive; null if none
+     * @param proactiveLookups lookups while proactive; null without the cache
+     * @param passiveLookups lookups while passive; null without the cache
+     * @param prefetchIos PREFETCH-class I/Os the priority Env counted (prefetch reads); null without the Env
+     */
+    public record Device(
+            Integer overContractSeconds,
+            Long overdraftIos,
+            Double cacheHitRatio,
+            Double cacheHitRatioProactive,
+            Double cacheHitRatioPassive,
+            Long proactiveLookups,
+            Long passiveLookups,
+            Long prefetchIos) {}
 
     /**
      * One 1-s window. Gauges are from the last control-plane snapshot at or before the window's end.

@@ -184,7 +184,7 @@ public final class StackRunner {
         PreloadSpec spec = scenario.preload();
         long start = System.nanoTime();
         if (spec.keys() > 0) {
-            KeyCodec codec = new KeyCodec(spec.keyBytes());
+            KeyCodec codec = new KeyCodec(spec.keyBytes(), spec.clusterKeys());
             AtomicLong done = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             List<RuntimeException> failures = new ArrayList<>();
@@ -302,6 +302,9 @@ public final class StackRunner {
         final List<long[]> measuredWallMicros = new ArrayList<>();
 
         Results.Chains chains;
+        DeviceMeters device;
+        /** Latency per phase index and operation kind, over all of the phase's windows. */
+        final Map<Integer, Map<OpKind, Histogram>> phaseLatency = new java.util.HashMap<>();
 
         Results.Metrics metrics(long peakRss) {
             List<Results.Window> m =
@@ -402,13 +405,27 @@ public final class StackRunner {
                     gaps.longestNanos() < 0 ? null : gaps.longestNanos() / 1_000_000,
                     ioa,
                     chains,
-                    writes.getTotalCount() == 0 ? null : LatencyStats.of(writes));
+                    writes.getTotalCount() == 0 ? null : LatencyStats.of(writes),
+                    device == null ? null : device.result(prefetchIos()));
+        }
+
+        /** PREFETCH-class I/Os over the measured windows, when the Env counted them. */
+        private Long prefetchIos() {
+            if (measuredStart == null || measuredEnd == null) {
+                return null;
+            }
+            IoStats a = nodeIo(measuredStart), b = nodeIo(measuredEnd);
+            if (b.source() != IoStats.Source.ENV) {
+                return null;
+            }
+            return b.get(IoClass.PREFETCH).ops() - a.get(IoClass.PREFETCH).ops();
         }
     }
 
     private Timeline runPhases(SluiceNode node, Partition partition) throws InterruptedException {
         Timeline t = new Timeline();
         t.partition = partition.name();
+        t.device = new DeviceMeters(node.meterRegistry());
         List<PhaseSpec> phases = scenario.phases();
         int total = scenario.totalSeconds();
         int[] phaseOfSecond = new int[total];
@@ -421,7 +438,7 @@ public final class StackRunner {
             }
         }
         PreloadSpec pre = scenario.preload();
-        KeyCodec codec = new KeyCodec(pre.keyBytes());
+        KeyCodec codec = new KeyCodec(pre.keyBytes(), pre.clusterKeys());
         AtomicLong keyCount = new AtomicLong(pre.keys());
         WindowRecorder recorder = new WindowRecorder(t.gaps);
         PhaseSpec[] resolved = phases.toArray(new PhaseSpec[0]);
@@ -449,6 +466,13 @@ public final class StackRunner {
                 }
                 Results.Window w = window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax);
                 t.windows.add(w);
+                t.device.window(phase.measured());
+                Map<OpKind, Histogram> byKind = t.phaseLatency.computeIfAbsent(pi, x -> new EnumMap<>(OpKind.class));
+                iv.perKind().forEach((kind, h) -> {
+                    if (h.getTotalCount() > 0) {
+                        byKind.computeIfAbsent(kind, x -> new Histogram(3)).add(h);
+                    }
+                });
                 if (phase.measured()) {
                     if (t.measuredStart == null) {
                         t.measuredStart = prev;
@@ -474,7 +498,11 @@ public final class StackRunner {
                 if (current != null) {
                     current.stop();
                     t.phases.add(phaseResult(
-                            resolved[currentPhase], phaseStart[currentPhase], current, backlogMaxAcrossPhase));
+                            resolved[currentPhase],
+                            phaseStart[currentPhase],
+                            current,
+                            backlogMaxAcrossPhase,
+                            latencyStats(t.phaseLatency.get(currentPhase))));
                 }
                 backlogMaxAcrossPhase = 0;
                 current = null;
@@ -596,7 +624,26 @@ public final class StackRunner {
         }
     }
 
-    private static Results.Phase phaseResult(PhaseSpec p, int start, LoadDriver d, long maxBacklog) {
+    /** {@code all} plus one entry per kind with completions; empty without any. */
+    static Map<String, LatencyStats> latencyStats(Map<OpKind, Histogram> byKind) {
+        Map<String, LatencyStats> lat = new LinkedHashMap<>();
+        if (byKind == null || byKind.isEmpty()) {
+            return lat;
+        }
+        Histogram all = new Histogram(3);
+        byKind.values().forEach(all::add);
+        lat.put("all", LatencyStats.of(all));
+        for (OpKind k : OpKind.values()) {
+            Histogram h = byKind.get(k);
+            if (h != null && h.getTotalCount() > 0) {
+                lat.put(k.id(), LatencyStats.of(h));
+            }
+        }
+        return lat;
+    }
+
+    private static Results.Phase phaseResult(
+            PhaseSpec p, int start, LoadDriver d, long maxBacklog, Map<String, LatencyStats> latency) {
         boolean open = p.mode() == PhaseSpec.Mode.OPEN;
         boolean async = open && p.dispatch() == PhaseSpec.Dispatch.ASYNC;
         return new Results.Phase(
@@ -614,7 +661,8 @@ public final class StackRunner {
                 open ? d.generated() : null,
                 open ? d.unstartedAtStop() : null,
                 open ? d.dropped() : null,
-                open ? maxBacklog : null);
+                open ? maxBacklog : null,
+                latency);
     }
 
     static String describe(LoadShape s) {

@@ -72,8 +72,21 @@ public final class ScenarioParser {
     static final Option<Boolean> PRELOAD_FLUSH = flag("flush", true, "flush the memtables after the preload");
     static final Option<Integer> PRELOAD_SETTLE =
             seconds("settle", 30, 0, 3600, "wait after the preload for compactions to settle");
+    static final Option<Long> PRELOAD_CLUSTER_KEYS = size(
+            "key.cluster.keys",
+            0L,
+            0,
+            1L << 32,
+            "keys",
+            "0 = hashed key layout; n > 0 = prefix-clustered layout, n consecutive keys per cluster (Mixgraph key ranges)");
     static final OptionSet PRELOAD = OptionSet.of(
-            PRELOAD_KEYS, PRELOAD_KEY_BYTES, PRELOAD_VALUE_BYTES, PRELOAD_THREADS, PRELOAD_FLUSH, PRELOAD_SETTLE);
+            PRELOAD_KEYS,
+            PRELOAD_KEY_BYTES,
+            PRELOAD_VALUE_BYTES,
+            PRELOAD_THREADS,
+            PRELOAD_FLUSH,
+            PRELOAD_SETTLE,
+            PRELOAD_CLUSTER_KEYS);
 
     static final Option<Integer> DURATION_KEY = seconds("duration", null, 1, DAY, "length of the phase");
     static final Option<String> MODE = Option.of(
@@ -101,7 +114,10 @@ public final class ScenarioParser {
     static final Option<Long> MAX_BACKLOG =
             size("max.backlog", 2_000_000L, 1, 100_000_000, "requests", "bound of the client queue (sync dispatch)");
     static final Option<String> DISTRIBUTION = Option.choiceOption(
-            "distribution", "uniform", List.of("uniform", "zipfian", "latest", "hotspot"), "key distribution");
+            "distribution",
+            "uniform",
+            List.of("uniform", "zipfian", "latest", "hotspot", "clustered"),
+            "key distribution (clustered: zipfian over [preload] key.cluster.keys clusters, uniform inside)");
     static final Option<Double> ZIPFIAN_THETA =
             Option.doubleOption("zipfian.theta", 0.99, 0.01, 10, "", "skew of zipfian and latest");
     static final Option<Double> HOTSPOT_KEYS =
@@ -289,6 +305,8 @@ public final class ScenarioParser {
     }
 
     private final String file;
+    /** key.cluster.keys of the [preload] parsed so far (phases after it may use distribution = clustered). */
+    private long clusterKeysSeen;
 
     private ScenarioParser(String file) {
         this.file = file;
@@ -587,8 +605,10 @@ public final class ScenarioParser {
         int threads = s.get(PRELOAD_THREADS);
         boolean flush = s.get(PRELOAD_FLUSH);
         int settle = s.get(PRELOAD_SETTLE);
+        long clusterKeys = s.get(PRELOAD_CLUSTER_KEYS);
         s.finish(String.join(", ", PRELOAD.names()));
-        return new PreloadSpec(keys, keyBytes, valueBytes, threads, flush, settle);
+        clusterKeysSeen = clusterKeys;
+        return new PreloadSpec(keys, keyBytes, valueBytes, threads, flush, settle, clusterKeys);
     }
 
     private PhaseSpec phase(Section s, long seed) {
@@ -710,8 +730,10 @@ public final class ScenarioParser {
     private KeyDistribution distribution(Section s) {
         String d = s.get(DISTRIBUTION);
         KeyDistribution.Kind kind = KeyDistribution.Kind.valueOf(d.toUpperCase(Locale.ROOT));
-        if (kind != KeyDistribution.Kind.ZIPFIAN && kind != KeyDistribution.Kind.LATEST) {
-            s.forbid("unless distribution = zipfian or latest", "zipfian.theta");
+        if (kind != KeyDistribution.Kind.ZIPFIAN
+                && kind != KeyDistribution.Kind.LATEST
+                && kind != KeyDistribution.Kind.CLUSTERED) {
+            s.forbid("unless distribution = zipfian, latest or clustered", "zipfian.theta");
         }
         if (kind != KeyDistribution.Kind.HOTSPOT) {
             s.forbid("unless distribution = hotspot", "hotspot.keys", "hotspot.ops");
@@ -719,7 +741,12 @@ public final class ScenarioParser {
         double theta = s.get(ZIPFIAN_THETA);
         double hotKeys = s.get(HOTSPOT_KEYS);
         double hotOps = s.get(HOTSPOT_OPS);
-        return new KeyDistribution(kind, theta, hotKeys, hotOps);
+        if (kind == KeyDistribution.Kind.CLUSTERED && clusterKeysSeen == 0) {
+            throw s.error(
+                    DISTRIBUTION.name(),
+                    "clustered needs a [preload] section before this phase with key.cluster.keys > 0 (the key layout)");
+        }
+        return new KeyDistribution(kind, theta, hotKeys, hotOps, clusterKeysSeen);
     }
 
     private LoadShape shape(Section s, long seed) {

@@ -16,12 +16,21 @@ import java.util.SplittableRandom;
  *       of the key space, the rest uniformly to the others (YCSB's hotspot generator).
  * </ul>
  */
-public record KeyDistribution(Kind kind, double theta, double hotKeys, double hotOps) {
+public record KeyDistribution(Kind kind, double theta, double hotKeys, double hotOps, long clusterKeys) {
     public enum Kind {
         UNIFORM,
         ZIPFIAN,
         LATEST,
-        HOTSPOT
+        HOTSPOT,
+        /**
+         * Mixgraph-like prefix clustering: a cluster of {@code clusterKeys} consecutive indices (adjacent keys with
+         * the clustered {@link KeyCodec}) is picked zipfian by rank with {@code theta}, then a key uniformly inside it.
+         */
+        CLUSTERED
+    }
+
+    public KeyDistribution(Kind kind, double theta, double hotKeys, double hotOps) {
+        this(kind, theta, hotKeys, hotOps, 0);
     }
 
     public static KeyDistribution uniform() {
@@ -37,6 +46,13 @@ public record KeyDistribution(Kind kind, double theta, double hotKeys, double ho
             case UNIFORM -> rnd.nextLong(n);
             case ZIPFIAN -> Zipf.sample(n, theta, rnd) - 1;
             case LATEST -> n - Zipf.sample(n, theta, rnd);
+            case CLUSTERED -> {
+                long c = Math.max(1, clusterKeys);
+                long clusters = (n + c - 1) / c;
+                long cluster = Zipf.sample(clusters, theta, rnd) - 1;
+                long size = Math.min(c, n - cluster * c);
+                yield cluster * c + rnd.nextLong(size);
+            }
             case HOTSPOT -> {
                 long hot = Math.max(1, Math.min(n, (long) Math.ceil(n * hotKeys)));
                 if (hot == n || rnd.nextDouble() < hotOps) {
@@ -54,6 +70,7 @@ public record KeyDistribution(Kind kind, double theta, double hotKeys, double ho
             case ZIPFIAN -> "zipfian(theta=" + theta + ")";
             case LATEST -> "latest(theta=" + theta + ")";
             case HOTSPOT -> "hotspot(keys=" + hotKeys + ", ops=" + hotOps + ")";
+            case CLUSTERED -> "clustered(keys=" + clusterKeys + ", theta=" + theta + ")";
         };
     }
 

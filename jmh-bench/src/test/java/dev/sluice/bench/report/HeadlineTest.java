@@ -29,7 +29,12 @@ class HeadlineTest {
                 null,
                 null,
                 -1,
-                Map.of("all", new LatencyStats(100, 500, 500, p99Us, p99Us, p99Us)));
+                Map.of("all", new LatencyStats(100, 500, 500, p99Us, p99Us, p99Us)),
+                null,
+                null,
+                null,
+                null,
+                null);
         return new Results.Stack(
                 name, "", false, "p", List.of(), Map.of(), Map.of(), null, null, List.of(), m, Map.of(), Map.of(), 0,
                 List.of());
