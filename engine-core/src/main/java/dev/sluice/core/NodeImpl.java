@@ -514,6 +514,8 @@ final class NodeImpl implements SluiceNode {
                 asyncPool,
                 registry,
                 () -> latestOrSample(name));
+        p.installQuota(new dev.sluice.core.quota.TenantQuota(
+                name, config.quota(name), ticker::read, dev.sluice.core.quota.TenantQuota.Waiter.SYSTEM));
         PartitionSampler sampler = new PartitionSampler(p, env);
         partitions.put(name, p);
         samplers.put(name, sampler);

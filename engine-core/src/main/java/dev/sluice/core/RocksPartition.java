@@ -1,5 +1,8 @@
 package dev.sluice.core;
 
+import dev.sluice.core.quota.PartitionQuota;
+import dev.sluice.core.quota.QuotaStats;
+import dev.sluice.core.quota.TenantQuota;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.OpCounters;
 import dev.sluice.core.sensor.PartitionHealth;
@@ -65,6 +68,8 @@ final class RocksPartition implements Partition {
     private final ExecutorService asyncPool;
     private final Supplier<LsmSnapshot> snapshotSupplier;
     private volatile AdmissionGate gate = AdmissionGate.OPEN;
+    /** The tenant's RCU/WCU quota (checked before the admission gate); replaced once by the node at open. */
+    private volatile TenantQuota quota;
     /** Current max_background_jobs (RocksDB offers no getter for mutable DB options). */
     volatile int maxBackgroundJobs;
 
@@ -112,6 +117,7 @@ final class RocksPartition implements Partition {
         this.asyncPool = asyncPool;
         this.snapshotSupplier = snapshotSupplier;
         this.maxBackgroundJobs = options.maxBackgroundJobs();
+        this.quota = new TenantQuota(name, config.quota(name), System::nanoTime, TenantQuota.Waiter.SYSTEM);
         this.getTimer = timer(registry, "get");
         this.multiGetTimer = timer(registry, "multiget");
         this.putTimer = timer(registry, "put");
@@ -178,6 +184,27 @@ final class RocksPartition implements Partition {
         gate = g;
     }
 
+    /** Uses {@code q} (built on the node's clock) for the partition's quota from now on. */
+    void installQuota(TenantQuota q) {
+        quota = q;
+    }
+
+    @Override
+    public PartitionQuota quota() {
+        return quota.quota();
+    }
+
+    @Override
+    public void setQuota(PartitionQuota q) {
+        checkOpen();
+        quota.set(q);
+    }
+
+    @Override
+    public QuotaStats quotaStats() {
+        return quota.stats();
+    }
+
     OpCounters counters() {
         return new OpCounters(
                 gets.sum(),
@@ -188,6 +215,27 @@ final class RocksPartition implements Partition {
                 bytesWritten.sum(),
                 bytesRead.sum(),
                 rejected.sum());
+    }
+
+    // ---- quota (a separate step before admission; see dev.sluice.core.quota) ----
+
+    /** Takes {@code units} of the tenant's quota before the request runs (once: not again on an async task's thread). */
+    private void takeQuota(RequestKind kind, long units) {
+        if (ADMITTED.get()) {
+            return;
+        }
+        try {
+            quota.acquire(kind, units);
+        } catch (QuotaExceededException e) {
+            rejected.increment();
+            rejectedCounter.increment();
+            throw e;
+        }
+    }
+
+    /** Charges the units a read found out while running beyond the {@code prepaid} ones (its next requests pay). */
+    private void chargeReadQuota(long bytesReturned, long prepaid) {
+        quota.charge(RequestKind.READ, PartitionQuota.readUnits(bytesReturned) - prepaid);
     }
 
     // ---- admission ----
@@ -205,29 +253,33 @@ final class RocksPartition implements Partition {
         }
     }
 
-    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, Supplier<T> op) {
+    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, long units, Supplier<T> op) {
         checkOpen();
         CompletableFuture<T> result = new CompletableFuture<>();
-        gate.acquireAsync(kind, bytes).whenComplete((ok, err) -> {
-            if (err != null) {
-                rejected.increment();
-                rejectedCounter.increment();
-                result.completeExceptionally(unwrap(err));
-                return;
-            }
-            try {
-                asyncPool.execute(new AsyncTask<>(result, op));
-            } catch (RejectedExecutionException e) {
-                if (closed || closing || asyncPool.isShutdown()) {
-                    result.completeExceptionally(new IllegalStateException("partition '" + name + "' is closed"));
-                } else {
-                    rejected.increment();
-                    rejectedCounter.increment();
-                    result.completeExceptionally(new OverloadedException("partition '" + name
-                            + "': async queue full (async.queue.capacity = " + config.asyncQueueCapacity() + ")"));
-                }
-            }
-        });
+        quota.acquireAsync(kind, units)
+                .thenCompose(q -> gate.acquireAsync(kind, bytes))
+                .whenComplete((ok, err) -> {
+                    if (err != null) {
+                        rejected.increment();
+                        rejectedCounter.increment();
+                        result.completeExceptionally(unwrap(err));
+                        return;
+                    }
+                    try {
+                        asyncPool.execute(new AsyncTask<>(result, op));
+                    } catch (RejectedExecutionException e) {
+                        if (closed || closing || asyncPool.isShutdown()) {
+                            result.completeExceptionally(
+                                    new IllegalStateException("partition '" + name + "' is closed"));
+                        } else {
+                            rejected.increment();
+                            rejectedCounter.increment();
+                            result.completeExceptionally(new OverloadedException(
+                                    "partition '" + name + "': async queue full (async.queue.capacity = "
+                                            + config.asyncQueueCapacity() + ")"));
+                        }
+                    }
+                });
         return result;
     }
 
@@ -343,12 +395,14 @@ final class RocksPartition implements Partition {
         Limits.checkKey(key, config.maxKeyBytes());
         checkOpen();
         long start = System.nanoTime();
+        takeQuota(RequestKind.READ, 1);
         admit(RequestKind.READ, key.length);
         enter();
         try {
             byte[] v = db.get(readOptions, key);
             gets.increment();
             bytesRead.add(key.length + (v == null ? 0 : v.length));
+            chargeReadQuota(key.length + (v == null ? 0 : v.length), 1);
             return v;
         } catch (RocksDBException e) {
             throw fail("get", e);
@@ -371,6 +425,7 @@ final class RocksPartition implements Partition {
             return List.of();
         }
         long start = System.nanoTime();
+        takeQuota(RequestKind.READ, 1);
         admit(RequestKind.READ, bytes);
         enter();
         try {
@@ -381,6 +436,7 @@ final class RocksPartition implements Partition {
             }
             gets.add(keys.size());
             bytesRead.add(read);
+            chargeReadQuota(read, 1);
             return values;
         } catch (RocksDBException e) {
             throw fail("multiGet", e);
@@ -398,6 +454,7 @@ final class RocksPartition implements Partition {
         checkOpen();
         checkWritable("put");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(key.length + value.length));
         admit(RequestKind.WRITE, key.length + value.length);
         enter();
         try {
@@ -427,6 +484,7 @@ final class RocksPartition implements Partition {
         checkOpen();
         checkWritable("delete");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(key.length));
         admit(RequestKind.WRITE, key.length);
         enter();
         try {
@@ -465,6 +523,7 @@ final class RocksPartition implements Partition {
         }
         checkWritable("write(batch of " + batch.size() + ")");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(batch.bytes()));
         admit(RequestKind.WRITE, batch.bytes());
         enter();
         try (WriteBatch wb = new WriteBatch()) {
@@ -499,6 +558,7 @@ final class RocksPartition implements Partition {
     public ScanIterator scan(KeyRange range) {
         Limits.requireNonNull(range, "range");
         checkOpen();
+        takeQuota(RequestKind.SCAN, 1);
         admit(RequestKind.SCAN, 0);
         enter();
         try {
@@ -547,7 +607,7 @@ final class RocksPartition implements Partition {
     public CompletableFuture<byte[]> getAsync(byte[] key) {
         Limits.checkKey(key, config.maxKeyBytes());
         byte[] k = key.clone(); // the task runs later on a pool thread: the caller may reuse its array at once
-        return async(RequestKind.READ, k.length, () -> withoutGate(() -> get(k)));
+        return async(RequestKind.READ, k.length, 1, () -> withoutGate(() -> get(k)));
     }
 
     @Override
@@ -562,7 +622,7 @@ final class RocksPartition implements Partition {
         for (byte[] k : keys) {
             copy.add(k.clone()); // the list and every array: the caller may reuse them once this returns
         }
-        return async(RequestKind.READ, bytes, () -> withoutGate(() -> multiGet(copy)));
+        return async(RequestKind.READ, bytes, 1, () -> withoutGate(() -> multiGet(copy)));
     }
 
     @Override
@@ -578,6 +638,7 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 key.length + value.length,
+                PartitionQuota.writeUnits(key.length + value.length),
                 () -> withoutGate(() -> {
                     put(k, v, mode);
                     return null;
@@ -596,6 +657,7 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 k.length,
+                PartitionQuota.writeUnits(k.length),
                 () -> withoutGate(() -> {
                     delete(k, mode);
                     return null;
@@ -625,6 +687,7 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 copy.bytes(),
+                copy.isEmpty() ? 0 : PartitionQuota.writeUnits(copy.bytes()),
                 () -> withoutGate(() -> {
                     write(copy, mode);
                     return null;
@@ -634,7 +697,7 @@ final class RocksPartition implements Partition {
     @Override
     public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
         Limits.requireNonNull(range, "range"); // immutable: KeyRange copied the caller's bounds
-        return async(RequestKind.SCAN, 0, () -> withoutGate(() -> scan(range, limit)));
+        return async(RequestKind.SCAN, 0, 1, () -> withoutGate(() -> scan(range, limit)));
     }
 
     /** Async requests were admitted already: run the synchronous path with the gate bypassed for this thread. */
@@ -822,6 +885,10 @@ final class RocksPartition implements Partition {
         private final RocksIterator it;
         private KeyValue next;
         private boolean done;
+        /** Key + value bytes returned so far, and the read units charged for them (the first one at open). */
+        private long returnedBytes;
+
+        private long chargedUnits = 1;
         /** Why it was closed ("closed"/the reason), or null while open. */
         private volatile String closedWhy;
 
@@ -906,6 +973,12 @@ final class RocksPartition implements Partition {
                 KeyValue r = next;
                 scannedEntries.increment();
                 bytesRead.add(r.key().length + r.value().length);
+                returnedBytes += r.key().length + r.value().length;
+                long owed = PartitionQuota.readUnits(returnedBytes);
+                if (owed > chargedUnits) {
+                    quota.charge(RequestKind.SCAN, owed - chargedUnits);
+                    chargedUnits = owed;
+                }
                 it.next();
                 advanceCheck();
                 return r;
