@@ -644,6 +644,12 @@ final class NodeImpl implements SluiceNode {
         public Optional<IoControl> io() {
             return env == null ? Optional.empty() : env.control();
         }
+
+        @Override
+        public dev.sluice.core.quota.PartitionQuota quota(String partition) {
+            RocksPartition p = partitions.get(partition);
+            return p == null ? dev.sluice.core.quota.PartitionQuota.UNLIMITED : p.quota();
+        }
     }
 
     /**

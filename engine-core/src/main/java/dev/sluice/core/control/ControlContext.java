@@ -51,6 +51,11 @@ public interface ControlContext {
     /** The priority Env's scheduler, when the node runs on it. */
     Optional<IoControl> io();
 
+    /** The RCU/WCU quota of {@code partition} now (tenant controllers read it; unlimited when none is set). */
+    default dev.sluice.core.quota.PartitionQuota quota(String partition) {
+        return dev.sluice.core.quota.PartitionQuota.UNLIMITED;
+    }
+
     /**
      * Reads an option as a double, naming the key in the error when it is not a number or out of range.
      *
