@@ -53,7 +53,7 @@ class TenantsScenarioTest {
     void theShippedScenarioParses() {
         Scenario s = Scenarios.load("flex-noisy-neighbour");
         assertThat(s.tenants().noisy()).isEqualTo("noisy");
-        assertThat(s.phases()).extracting(PhaseSpec::name).containsExactly("calm", "noisy", "after");
+        assertThat(s.phases()).extracting(PhaseSpec::name).containsExactly("warmup", "calm", "noisy", "after");
         assertThat(s.stacks()).extracting(StackSpec::name).containsExactly("rocksdb", "quotas", "flexengine");
         assertThat(s.tenants().quotaRate(0.5, 0.5)).isEqualTo(1000.0); // 800/s offered = 80 %
     }
