@@ -151,7 +151,7 @@ class PartitionQuotaTest {
         p.put(key(4), value(9 * 1024 - 8)); // waits 1.2 s, owes 3.1 s
         assertThatThrownBy(() -> p.put(key(5), value(1)))
                 .isInstanceOf(QuotaExceededException.class)
-                .hasMessageContaining("partition.t1.quota.max.wait.ms = 2000");
+                .hasMessageContaining("it would wait 2100 ms > partition.t1.quota.max.wait.ms = 2000");
         assertThat(p.quotaStats().refused()).isEqualTo(1);
         // the other tenant is untouched
         Partition t2 = node.partition("t2");

@@ -158,7 +158,9 @@ public final class TenantQuota {
                     + unit(kind) + (units == 1 ? "" : "s") + "; "
                     + (q.overQuota() == PartitionQuota.OverQuota.REFUSE
                             ? "partition." + partition + ".over.quota = refuse)"
-                            : "it would wait " + Math.round(b.owedUnits(now) / rate * 1000) + " ms > partition."
+                            : "it would wait "
+                                    + Math.max(0, Math.round(b.owedUnits(now) / rate * 1000 - b.burstNanos() / 1e6))
+                                    + " ms > partition."
                                     + partition + ".quota.max.wait.ms = "
                                     + q.maxWait().toMillis() + ")"));
         }
