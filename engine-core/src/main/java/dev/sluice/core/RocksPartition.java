@@ -93,6 +93,7 @@ final class RocksPartition implements Partition {
 
     private final Timer getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer;
     private final Counter rejectedCounter;
+    private final List<io.micrometer.core.instrument.Meter> quotaMeters;
 
     RocksPartition(
             String name,
@@ -128,11 +129,41 @@ final class RocksPartition implements Partition {
                 .description("Requests refused by admission (overload or quota)")
                 .tag("partition", name)
                 .register(registry);
+        this.quotaMeters = List.of(
+                quotaMeter(registry, "sluice.quota.units", "rcu", "Read capacity units served", q -> q.readUnits()),
+                quotaMeter(registry, "sluice.quota.units", "wcu", "Write capacity units served", q -> q.writeUnits()),
+                quotaMeter(
+                        registry,
+                        "sluice.quota.throttled",
+                        null,
+                        "Requests that waited for their quota",
+                        q -> q.throttled()),
+                quotaMeter(registry, "sluice.quota.refused", null, "Requests refused over quota", q -> q.refused()));
+    }
+
+    /** A counter over this partition's quota meters (read through the current quota, which the node installs once). */
+    private io.micrometer.core.instrument.Meter quotaMeter(
+            MeterRegistry registry,
+            String meter,
+            String unit,
+            String description,
+            java.util.function.ToLongFunction<QuotaStats> f) {
+        io.micrometer.core.instrument.FunctionCounter.Builder<RocksPartition> b =
+                io.micrometer.core.instrument.FunctionCounter.builder(meter, this, p -> f.applyAsLong(p.quota.stats()))
+                        .description(description)
+                        .tag("partition", name);
+        if (unit != null) {
+            b = b.tag("unit", unit);
+        }
+        return b.register(registry);
     }
 
     /** The meters this partition registered (removed from the registry when the node closes). */
     List<io.micrometer.core.instrument.Meter> meters() {
-        return List.of(getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer, rejectedCounter);
+        List<io.micrometer.core.instrument.Meter> m = new ArrayList<>(
+                List.of(getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer, rejectedCounter));
+        m.addAll(quotaMeters);
+        return m;
     }
 
     private Timer timer(MeterRegistry registry, String op) {

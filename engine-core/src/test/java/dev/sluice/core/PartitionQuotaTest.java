@@ -121,6 +121,17 @@ class PartitionQuotaTest {
         assertThatThrownBy(f::get).hasCauseInstanceOf(QuotaExceededException.class);
         QuotaStats s = p.quotaStats();
         assertThat(s.refused()).isEqualTo(2);
+        var registry = node.meterRegistry();
+        assertThat(registry.get("sluice.quota.refused")
+                        .tag("partition", "t1")
+                        .functionCounter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get("sluice.quota.units")
+                        .tags("partition", "t1", "unit", "wcu")
+                        .functionCounter()
+                        .count())
+                .isEqualTo(20);
         assertThat(s.throttled()).isZero();
         assertThat(s.writeUnits()).isEqualTo(20);
         advance(Duration.ofSeconds(1)); // paid off down to the burst: the next one goes
