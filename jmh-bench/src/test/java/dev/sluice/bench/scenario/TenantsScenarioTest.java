@@ -55,7 +55,7 @@ class TenantsScenarioTest {
         assertThat(s.tenants().noisy()).isEqualTo("noisy");
         assertThat(s.phases()).extracting(PhaseSpec::name).containsExactly("warmup", "calm", "noisy", "after");
         assertThat(s.stacks()).extracting(StackSpec::name).containsExactly("rocksdb", "quotas", "flexengine");
-        assertThat(s.tenants().quotaRate(0.5, 0.5)).isEqualTo(1000.0); // 800/s offered = 80 %
+        assertThat(s.tenants().quotaRate(0.5, 0.5)).isEqualTo(1500.0); // 1,200/s offered = 80 %
     }
 
     @Test
