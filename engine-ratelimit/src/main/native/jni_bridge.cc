@@ -132,6 +132,15 @@ BRIDGE(void, setClassLimit)(JNIEnv* env, jclass, jlong h, jint cls, jdouble ops,
 
 BRIDGE(jint, capsOn)(JNIEnv*, jclass, jlong h) { return State(h)->caps_on.load(); }
 
+BRIDGE(void, setPartitionBackgroundLimit)(JNIEnv* env, jclass, jlong h, jint part, jdouble bytes) {
+  sluice::Partition* p = part < 0 ? nullptr : State(h)->ByIndex(part);
+  if (p == nullptr) {
+    ThrowIllegalArgument(env, "unknown partition index " + std::to_string(part));
+    return;
+  }
+  State(h)->SetPartitionBackgroundLimit(p, bytes);
+}
+
 BRIDGE(void, setForegroundMaxWait)(JNIEnv*, jclass, jlong h, jlong ns) {
   State(h)->fg_max_wait_ns.store(ns < 0 ? 0 : static_cast<uint64_t>(ns));
 }

@@ -155,7 +155,7 @@ void EnvState::ReadStats(int idx, long* out) {
 }
 
 uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
-                            bool* release) {
+                            bool* release, Partition* part) {
   // A foreground I/O may hold RocksDB's write-group leadership (WAL) or a user thread: its total wait is bounded.
   const bool fg = urgent || cls == kWal || cls == kUserGet || cls == kUserScan || cls == kMeta;
   const uint64_t max_wait = fg ? fg_max_wait_ns.load(std::memory_order_relaxed) : 0;
@@ -164,6 +164,9 @@ uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, 
   uint64_t w = 0;
   if (!urgent && caps[cls].active.load(std::memory_order_relaxed)) {
     w += caps[cls].Acquire(bytes, ops, deadline, &overrun);
+  }
+  if (!urgent && part != nullptr && IsBackground(cls) && part->bg_cap.active.load(std::memory_order_relaxed)) {
+    w += part->bg_cap.Acquire(bytes, ops, 0, &overrun);
   }
   if (sched.Active()) {
     bool late = false;
@@ -180,6 +183,14 @@ void EnvState::SetClassLimit(int cls, double ops, double bytes) {
   int n = 0;
   for (auto& c : caps) n += c.active.load(std::memory_order_relaxed) ? 1 : 0;
   caps_on.store(n, std::memory_order_relaxed);
+}
+
+void EnvState::SetPartitionBackgroundLimit(Partition* p, double bytes) {
+  std::lock_guard<std::mutex> l(caps_mu);
+  bool was = p->bg_cap.active.load(std::memory_order_relaxed);
+  p->bg_cap.Set(0, bytes);
+  bool now = p->bg_cap.active.load(std::memory_order_relaxed);
+  if (was != now) part_caps_on.fetch_add(now ? 1 : -1, std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------------------------------------------ class caps ----

@@ -90,10 +90,28 @@ inline int HistBucket(uint64_t ns) {
   return b < kHistBuckets - 1 ? b : kHistBuckets - 1;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Per-class caps (and a partition's background cap): two GCRA buckets (ops/s, bytes/s), lock-free.
+// ---------------------------------------------------------------------------------------------------------------
+struct ClassCap {
+  std::atomic<double> ops_rate{0};
+  std::atomic<double> bytes_rate{0};
+  std::atomic<uint64_t> ops_tat{0};
+  std::atomic<uint64_t> bytes_tat{0};
+  std::atomic<uint32_t> gen{0};
+  std::atomic<bool> active{false};
+  // Returns nanoseconds waited. deadline_ns != 0: stop waiting then and set *overrun (the reservation stays charged).
+  uint64_t Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun);
+  void Set(double ops_per_sec, double bytes_per_sec);
+};
+
 struct Partition {
   std::string name;
   std::vector<std::string> prefixes;  // absolute directory paths, each ending with '/'
   ClassCounters cls[kNumClasses];
+  // FlexEngine partition level (§4.2): a bytes/s cap on this partition's background I/O (flush, compaction, prefetch),
+  // its Eq. 3 budget, set from Java; inactive = no cap. IO_USER (raised during a stall) bypasses it like class caps.
+  ClassCap bg_cap;
 
   // file number -> level, pushed from Java; plus numbers of files this Env saw written by a flush (L0 until the map
   // says otherwise). base_level = smallest non-zero level holding files in the whole map (dynamic level bytes puts
@@ -120,21 +138,6 @@ struct Partition {
   void RecomputeBaseLocked();
 
  public:
-};
-
-// ---------------------------------------------------------------------------------------------------------------
-// Per-class caps: two GCRA buckets (ops/s, bytes/s), lock-free.
-// ---------------------------------------------------------------------------------------------------------------
-struct ClassCap {
-  std::atomic<double> ops_rate{0};
-  std::atomic<double> bytes_rate{0};
-  std::atomic<uint64_t> ops_tat{0};
-  std::atomic<uint64_t> bytes_tat{0};
-  std::atomic<uint32_t> gen{0};
-  std::atomic<bool> active{false};
-  // Returns nanoseconds waited. deadline_ns != 0: stop waiting then and set *overrun (the reservation stays charged).
-  uint64_t Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, bool* overrun);
-  void Set(double ops_per_sec, double bytes_per_sec);
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -358,7 +361,8 @@ struct EnvState {
 
   ClassCap caps[kNumClasses];
   std::atomic<int> caps_on{0};
-  std::mutex caps_mu;  // serialises SetClassLimit (caps_on = number of active caps)
+  std::mutex caps_mu;  // serialises SetClassLimit and SetPartitionBackgroundLimit (caps_on, part_caps_on)
+  std::atomic<int> part_caps_on{0};  // partitions with an active background cap
   // Longest scheduler wait (class cap + node policy) of a foreground I/O (WAL, user reads, META, IO_USER) before it
   // proceeds anyway and counts as an overrun; 0 = unbounded.
   std::atomic<uint64_t> fg_max_wait_ns{100000000UL};
@@ -376,12 +380,16 @@ struct EnvState {
   int PartitionCount();
   void ReadStats(int idx, long* out);           // idx == -2: node total
   void SetClassLimit(int cls, double ops, double bytes);
+  void SetPartitionBackgroundLimit(Partition* p, double bytes);
   bool SchedulingOn() const {
-    return caps_on.load(std::memory_order_relaxed) > 0 || sched.Active();
+    return caps_on.load(std::memory_order_relaxed) > 0 || part_caps_on.load(std::memory_order_relaxed) > 0 ||
+           sched.Active();
   }
   // Class caps then node policy. `ops` data operations (a MultiRead's request count) of `bytes` in total cost `units`
   // I/O units (Σ Units(request bytes); 0 for a sync), the same number the device model is charged. Returns wait ns.
-  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release);
+  // `part`'s background cap (if any) applies to its background I/O, after the class caps.
+  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release,
+                    Partition* part = nullptr);
   // The one place where bytes become I/O units (device.io.unit.kb): a request of up to one unit costs 1.
   uint64_t Units(uint64_t bytes) const {
     uint64_t u = device.UnitBytes();

@@ -86,9 +86,10 @@ class VlsmNodeTest {
                 }
             }
             List<ControlEvent> moves = applied(node, "vlsm-l0", "compact_files");
-            assertThat(moves).allSatisfy(e -> assertThat(e.action())
-                    .as("one L0 file per move")
-                    .matches("compact_files \\[\\d{6}\\.sst\\] -> L1"));
+            assertThat(moves)
+                    .allSatisfy(e -> assertThat(e.action())
+                            .as("one L0 file per move")
+                            .matches("compact_files \\[\\d{6}\\.sst\\] -> L1"));
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> node.recentEvents().stream()
                                     .filter(e -> e.controller().equals("manual-compaction")
@@ -105,7 +106,10 @@ class VlsmNodeTest {
             assertThat(node.sample().io().get(IoClass.COMPACTION_L0).bytes())
                     .as("the moves' I/O is L0 compaction I/O for the Env")
                     .isGreaterThan(0);
-            assertThat(ticks.stream().mapToInt(s -> s.levels().get(1).fileCount()).max().orElse(0))
+            assertThat(ticks.stream()
+                            .mapToInt(s -> s.levels().get(1).fileCount())
+                            .max()
+                            .orElse(0))
                     .as("L1 built of several SSTs")
                     .isGreaterThan(1);
             assertThat(acked).hasSizeGreaterThan(5_000);

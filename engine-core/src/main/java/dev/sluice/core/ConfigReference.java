@@ -26,6 +26,8 @@ public final class ConfigReference {
         for (Option<?> o : SluiceConfig.OPTIONS.options()) {
             sb.append(o.referenceRow("")).append('\n');
         }
+        sb.append("\n#### Per-partition quota keys (`partition.<name>.<key>`)\n\n")
+                .append(dev.sluice.core.quota.PartitionQuota.OPTIONS.referenceTable("partition.<name>."));
         sb.append("\n#### Profiles (`profile`)\n\n| name | what it sets |\n|---|---|\n");
         for (Profile p : Profiles.all().values()) {
             sb.append("| `")

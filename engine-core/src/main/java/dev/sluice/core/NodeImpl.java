@@ -526,6 +526,8 @@ final class NodeImpl implements SluiceNode {
                 asyncPool,
                 registry,
                 () -> latestOrSample(name));
+        p.installQuota(new dev.sluice.core.quota.TenantQuota(
+                name, config.quota(name), ticker::read, dev.sluice.core.quota.TenantQuota.Waiter.SYSTEM));
         PartitionSampler sampler = new PartitionSampler(p, env);
         partitions.put(name, p);
         samplers.put(name, sampler);
@@ -672,6 +674,12 @@ final class NodeImpl implements SluiceNode {
         @Override
         public Optional<IoControl> io() {
             return env == null ? Optional.empty() : env.control();
+        }
+
+        @Override
+        public dev.sluice.core.quota.PartitionQuota quota(String partition) {
+            RocksPartition p = partitions.get(partition);
+            return p == null ? dev.sluice.core.quota.PartitionQuota.UNLIMITED : p.quota();
         }
     }
 

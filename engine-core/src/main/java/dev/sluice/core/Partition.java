@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import dev.sluice.core.quota.PartitionQuota;
+import dev.sluice.core.quota.QuotaStats;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.PartitionHealth;
 import java.util.List;
@@ -68,6 +70,19 @@ public interface Partition {
     CompletableFuture<Void> writeAsync(Batch batch, WriteMode mode);
 
     CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit);
+
+    /**
+     * The partition's RCU/WCU quota ({@code partition.<name>.*}); {@link PartitionQuota#UNLIMITED} when none is set.
+     * Every request is charged by its size: a write {@code ceil(key+value bytes / 1 KiB)} WCUs, a batch by its total; a
+     * get or multiGet {@code ceil(bytes returned / 4 KiB)} RCUs (at least one), a scan by the bytes it returned.
+     */
+    PartitionQuota quota();
+
+    /** Changes the quota on the live partition, from the next request on (units already owed are kept). */
+    void setQuota(PartitionQuota quota);
+
+    /** Quota meters since the partition opened: units served, requests throttled and refused. */
+    QuotaStats quotaStats();
 
     /** The latest snapshot the control plane took of this partition (sampled now if none was taken yet). */
     LsmSnapshot snapshot();

@@ -1,5 +1,8 @@
 package dev.sluice.core;
 
+import dev.sluice.core.quota.PartitionQuota;
+import dev.sluice.core.quota.QuotaStats;
+import dev.sluice.core.quota.TenantQuota;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.OpCounters;
 import dev.sluice.core.sensor.PartitionHealth;
@@ -68,6 +71,8 @@ final class RocksPartition implements Partition {
     private volatile AdmissionGate gate = AdmissionGate.OPEN;
     /** Read cache hook (see {@link ReadCache} for the coherence protocol); null when none is installed. */
     private volatile ReadCache readCache;
+    /** The tenant's RCU/WCU quota (checked before the admission gate); replaced once by the node at open. */
+    private volatile TenantQuota quota;
     /** Current max_background_jobs (RocksDB offers no getter for mutable DB options). */
     volatile int maxBackgroundJobs;
 
@@ -91,6 +96,7 @@ final class RocksPartition implements Partition {
 
     private final Timer getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer;
     private final Counter rejectedCounter;
+    private final List<io.micrometer.core.instrument.Meter> quotaMeters;
 
     RocksPartition(
             String name,
@@ -115,6 +121,7 @@ final class RocksPartition implements Partition {
         this.asyncPool = asyncPool;
         this.snapshotSupplier = snapshotSupplier;
         this.maxBackgroundJobs = options.maxBackgroundJobs();
+        this.quota = new TenantQuota(name, config.quota(name), System::nanoTime, TenantQuota.Waiter.SYSTEM);
         this.getTimer = timer(registry, "get");
         this.multiGetTimer = timer(registry, "multiget");
         this.putTimer = timer(registry, "put");
@@ -125,11 +132,41 @@ final class RocksPartition implements Partition {
                 .description("Requests refused by admission (overload or quota)")
                 .tag("partition", name)
                 .register(registry);
+        this.quotaMeters = List.of(
+                quotaMeter(registry, "sluice.quota.units", "rcu", "Read capacity units served", q -> q.readUnits()),
+                quotaMeter(registry, "sluice.quota.units", "wcu", "Write capacity units served", q -> q.writeUnits()),
+                quotaMeter(
+                        registry,
+                        "sluice.quota.throttled",
+                        null,
+                        "Requests that waited for their quota",
+                        q -> q.throttled()),
+                quotaMeter(registry, "sluice.quota.refused", null, "Requests refused over quota", q -> q.refused()));
+    }
+
+    /** A counter over this partition's quota meters (read through the current quota, which the node installs once). */
+    private io.micrometer.core.instrument.Meter quotaMeter(
+            MeterRegistry registry,
+            String meter,
+            String unit,
+            String description,
+            java.util.function.ToLongFunction<QuotaStats> f) {
+        io.micrometer.core.instrument.FunctionCounter.Builder<RocksPartition> b =
+                io.micrometer.core.instrument.FunctionCounter.builder(meter, this, p -> f.applyAsLong(p.quota.stats()))
+                        .description(description)
+                        .tag("partition", name);
+        if (unit != null) {
+            b = b.tag("unit", unit);
+        }
+        return b.register(registry);
     }
 
     /** The meters this partition registered (removed from the registry when the node closes). */
     List<io.micrometer.core.instrument.Meter> meters() {
-        return List.of(getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer, rejectedCounter);
+        List<io.micrometer.core.instrument.Meter> m = new ArrayList<>(
+                List.of(getTimer, multiGetTimer, putTimer, deleteTimer, batchTimer, scanTimer, rejectedCounter));
+        m.addAll(quotaMeters);
+        return m;
     }
 
     private Timer timer(MeterRegistry registry, String op) {
@@ -199,6 +236,27 @@ final class RocksPartition implements Partition {
         }
     }
 
+    /** Uses {@code q} (built on the node's clock) for the partition's quota from now on. */
+    void installQuota(TenantQuota q) {
+        quota = q;
+    }
+
+    @Override
+    public PartitionQuota quota() {
+        return quota.quota();
+    }
+
+    @Override
+    public void setQuota(PartitionQuota q) {
+        checkOpen();
+        quota.set(q);
+    }
+
+    @Override
+    public QuotaStats quotaStats() {
+        return quota.stats();
+    }
+
     OpCounters counters() {
         return new OpCounters(
                 gets.sum(),
@@ -209,6 +267,27 @@ final class RocksPartition implements Partition {
                 bytesWritten.sum(),
                 bytesRead.sum(),
                 rejected.sum());
+    }
+
+    // ---- quota (a separate step before admission; see dev.sluice.core.quota) ----
+
+    /** Takes {@code units} of the tenant's quota before the request runs (once: not again on an async task's thread). */
+    private void takeQuota(RequestKind kind, long units) {
+        if (ADMITTED.get()) {
+            return;
+        }
+        try {
+            quota.acquire(kind, units);
+        } catch (QuotaExceededException e) {
+            rejected.increment();
+            rejectedCounter.increment();
+            throw e;
+        }
+    }
+
+    /** Charges the units a read found out while running beyond the {@code prepaid} ones (its next requests pay). */
+    private void chargeReadQuota(long bytesReturned, long prepaid) {
+        quota.charge(RequestKind.READ, PartitionQuota.readUnits(bytesReturned) - prepaid);
     }
 
     // ---- admission ----
@@ -231,33 +310,37 @@ final class RocksPartition implements Partition {
         }
     }
 
-    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, Supplier<T> op) {
-        return async(kind, bytes, 1, op);
-    }
-
-    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, int operations, Supplier<T> op) {
+    /**
+     * Runs {@code op} on the async pool once the partition's quota ({@code units} RCUs/WCUs) and then the admission gate
+     * ({@code operations} requests of {@code bytes} in all) admit it; neither wait blocks the caller's thread.
+     */
+    private <T> CompletableFuture<T> async(RequestKind kind, long bytes, int operations, long units, Supplier<T> op) {
         checkOpen();
         CompletableFuture<T> result = new CompletableFuture<>();
-        gate.acquireAsync(kind, bytes, operations).whenComplete((ok, err) -> {
-            if (err != null) {
-                rejected.increment();
-                rejectedCounter.increment();
-                result.completeExceptionally(unwrap(err));
-                return;
-            }
-            try {
-                asyncPool.execute(new AsyncTask<>(result, op));
-            } catch (RejectedExecutionException e) {
-                if (closed || closing || asyncPool.isShutdown()) {
-                    result.completeExceptionally(new IllegalStateException("partition '" + name + "' is closed"));
-                } else {
-                    rejected.increment();
-                    rejectedCounter.increment();
-                    result.completeExceptionally(new OverloadedException("partition '" + name
-                            + "': async queue full (async.queue.capacity = " + config.asyncQueueCapacity() + ")"));
-                }
-            }
-        });
+        quota.acquireAsync(kind, units)
+                .thenCompose(q -> gate.acquireAsync(kind, bytes, operations))
+                .whenComplete((ok, err) -> {
+                    if (err != null) {
+                        rejected.increment();
+                        rejectedCounter.increment();
+                        result.completeExceptionally(unwrap(err));
+                        return;
+                    }
+                    try {
+                        asyncPool.execute(new AsyncTask<>(result, op));
+                    } catch (RejectedExecutionException e) {
+                        if (closed || closing || asyncPool.isShutdown()) {
+                            result.completeExceptionally(
+                                    new IllegalStateException("partition '" + name + "' is closed"));
+                        } else {
+                            rejected.increment();
+                            rejectedCounter.increment();
+                            result.completeExceptionally(new OverloadedException(
+                                    "partition '" + name + "': async queue full (async.queue.capacity = "
+                                            + config.asyncQueueCapacity() + ")"));
+                        }
+                    }
+                });
         return result;
     }
 
@@ -373,6 +456,7 @@ final class RocksPartition implements Partition {
         Limits.checkKey(key, config.maxKeyBytes());
         checkOpen();
         long start = System.nanoTime();
+        takeQuota(RequestKind.READ, 1);
         admit(RequestKind.READ, key.length);
         enter();
         try {
@@ -392,6 +476,7 @@ final class RocksPartition implements Partition {
             }
             gets.increment();
             bytesRead.add(key.length + (v == null ? 0 : v.length));
+            chargeReadQuota(key.length + (v == null ? 0 : v.length), 1);
             return v;
         } catch (RocksDBException e) {
             throw fail("get", e);
@@ -414,6 +499,7 @@ final class RocksPartition implements Partition {
             return List.of();
         }
         long start = System.nanoTime();
+        takeQuota(RequestKind.READ, 1);
         admit(RequestKind.READ, bytes, keys.size());
         enter();
         try {
@@ -425,6 +511,7 @@ final class RocksPartition implements Partition {
             }
             gets.add(keys.size());
             bytesRead.add(read);
+            chargeReadQuota(read, 1);
             return values;
         } catch (RocksDBException e) {
             throw fail("multiGet", e);
@@ -465,6 +552,7 @@ final class RocksPartition implements Partition {
         checkOpen();
         checkWritable("put");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(key.length + value.length));
         admit(RequestKind.WRITE, key.length + value.length);
         enter();
         try {
@@ -495,6 +583,7 @@ final class RocksPartition implements Partition {
         checkOpen();
         checkWritable("delete");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(key.length));
         admit(RequestKind.WRITE, key.length);
         enter();
         try {
@@ -534,6 +623,7 @@ final class RocksPartition implements Partition {
         }
         checkWritable("write(batch of " + batch.size() + ")");
         long start = System.nanoTime();
+        takeQuota(RequestKind.WRITE, PartitionQuota.writeUnits(batch.bytes()));
         admit(RequestKind.WRITE, batch.bytes(), batch.size());
         enter();
         try (WriteBatch wb = new WriteBatch()) {
@@ -573,6 +663,7 @@ final class RocksPartition implements Partition {
     public ScanIterator scan(KeyRange range) {
         Limits.requireNonNull(range, "range");
         checkOpen();
+        takeQuota(RequestKind.SCAN, 1);
         admit(RequestKind.SCAN, 0);
         enter();
         try {
@@ -621,7 +712,7 @@ final class RocksPartition implements Partition {
     public CompletableFuture<byte[]> getAsync(byte[] key) {
         Limits.checkKey(key, config.maxKeyBytes());
         byte[] k = key.clone(); // the task runs later on a pool thread: the caller may reuse its array at once
-        return async(RequestKind.READ, k.length, () -> withoutGate(() -> get(k)));
+        return async(RequestKind.READ, k.length, 1, 1, () -> withoutGate(() -> get(k)));
     }
 
     @Override
@@ -636,7 +727,7 @@ final class RocksPartition implements Partition {
         for (byte[] k : keys) {
             copy.add(k.clone()); // the list and every array: the caller may reuse them once this returns
         }
-        return async(RequestKind.READ, bytes, copy.size(), () -> withoutGate(() -> multiGet(copy)));
+        return async(RequestKind.READ, bytes, copy.size(), 1, () -> withoutGate(() -> multiGet(copy)));
     }
 
     @Override
@@ -652,6 +743,8 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 key.length + value.length,
+                1,
+                PartitionQuota.writeUnits(key.length + value.length),
                 () -> withoutGate(() -> {
                     put(k, v, mode);
                     return null;
@@ -670,6 +763,8 @@ final class RocksPartition implements Partition {
         return async(
                 RequestKind.WRITE,
                 k.length,
+                1,
+                PartitionQuota.writeUnits(k.length),
                 () -> withoutGate(() -> {
                     delete(k, mode);
                     return null;
@@ -700,6 +795,7 @@ final class RocksPartition implements Partition {
                 RequestKind.WRITE,
                 copy.bytes(),
                 Math.max(1, copy.size()),
+                copy.isEmpty() ? 0 : PartitionQuota.writeUnits(copy.bytes()),
                 () -> withoutGate(() -> {
                     write(copy, mode);
                     return null;
@@ -709,7 +805,7 @@ final class RocksPartition implements Partition {
     @Override
     public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
         Limits.requireNonNull(range, "range"); // immutable: KeyRange copied the caller's bounds
-        return async(RequestKind.SCAN, 0, () -> withoutGate(() -> scan(range, limit)));
+        return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(() -> scan(range, limit)));
     }
 
     /** Async requests were admitted already: run the synchronous path with the gate bypassed for this thread. */
@@ -901,6 +997,10 @@ final class RocksPartition implements Partition {
         private final RocksIterator it;
         private KeyValue next;
         private boolean done;
+        /** Key + value bytes returned so far, and the read units charged for them (the first one at open). */
+        private long returnedBytes;
+
+        private long chargedUnits = 1;
         /** Why it was closed ("closed"/the reason), or null while open. */
         private volatile String closedWhy;
 
@@ -985,6 +1085,12 @@ final class RocksPartition implements Partition {
                 KeyValue r = next;
                 scannedEntries.increment();
                 bytesRead.add(r.key().length + r.value().length);
+                returnedBytes += r.key().length + r.value().length;
+                long owed = PartitionQuota.readUnits(returnedBytes);
+                if (owed > chargedUnits) {
+                    quota.charge(RequestKind.SCAN, owed - chargedUnits);
+                    chargedUnits = owed;
+                }
                 it.next();
                 advanceCheck();
                 return r;

@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import dev.sluice.core.config.Option;
 import dev.sluice.core.config.OptionSet;
+import dev.sluice.core.quota.PartitionQuota;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,8 @@ import java.util.regex.Pattern;
  * <p>Build it with {@link #builder(Path)} or load a properties file with {@link #fromProperties(Path)}. A bad value
  * throws {@link ConfigException} naming the key, the value and the allowed range; an unknown key is an error, not
  * ignored. Controller options go under {@code control.<controller>.<key>}, Env options under {@code env.<key>}; those are
- * validated against what the controller or Env declares when the node opens.
+ * validated against what the controller or Env declares when the node opens. Per-partition quotas go under {@code
+ * partition.<name>.<key>} ({@link PartitionQuota#OPTIONS}).
  */
 public record SluiceConfig(
         Path dataDir,
@@ -47,7 +49,8 @@ public record SluiceConfig(
         int asyncThreads,
         int asyncQueueCapacity,
         int controlEventsCapacity,
-        Optional<Path> controlEventsFile) {
+        Optional<Path> controlEventsFile,
+        Map<String, PartitionQuota> quotas) {
 
     private static final Pattern PARTITION_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern CONTROL_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
@@ -238,6 +241,19 @@ public record SluiceConfig(
                         + ".*), but it is not in " + CONTROLS + " " + controls);
             }
         }
+        if (quotas == null) {
+            throw new ConfigException("quotas must not be null");
+        }
+        for (Map.Entry<String, PartitionQuota> q : quotas.entrySet()) {
+            if (!partitions.contains(q.getKey())) {
+                throw new ConfigException("quota given for partition '" + q.getKey() + "' (partition." + q.getKey()
+                        + ".*), but it is not in " + PARTITIONS + " " + partitions);
+            }
+            if (q.getValue() == null) {
+                throw new ConfigException("quota of partition '" + q.getKey() + "' must not be null");
+            }
+        }
+        quotas = Collections.unmodifiableMap(new TreeMap<>(quotas));
         partitions = List.copyOf(partitions);
         controls = List.copyOf(controls);
         envOptions = Collections.unmodifiableMap(new TreeMap<>(envOptions));
@@ -274,7 +290,13 @@ public record SluiceConfig(
         b.asyncQueueCapacity = asyncQueueCapacity;
         b.controlEventsCapacity = controlEventsCapacity;
         b.controlEventsFile = controlEventsFile.orElse(null);
+        b.quotas.putAll(quotas);
         return b;
+    }
+
+    /** The quota of partition {@code name} ({@link PartitionQuota#UNLIMITED} when none is configured). */
+    public PartitionQuota quota(String name) {
+        return quotas.getOrDefault(name, PartitionQuota.UNLIMITED);
     }
 
     /** Options of one controller as the user gave them (defaults are merged in by the node). */
@@ -306,6 +328,7 @@ public record SluiceConfig(
     public static SluiceConfig fromProperties(Properties p, Path baseDir) {
         Builder b = new Builder();
         List<String> unknown = new ArrayList<>();
+        Map<String, Map<String, String>> partitionKeys = new TreeMap<>();
         for (String key : new TreeMap<>(toMap(p)).keySet()) {
             String v = p.getProperty(key).trim();
             switch (key) {
@@ -334,6 +357,11 @@ public record SluiceConfig(
                     } else if (key.startsWith("control.") && key.indexOf('.', 8) > 8) {
                         int dot = key.indexOf('.', 8);
                         b.controlOption(key.substring(8, dot), key.substring(dot + 1), v);
+                    } else if (key.startsWith("partition.") && key.indexOf('.', 10) > 10) {
+                        int dot = key.indexOf('.', 10);
+                        partitionKeys
+                                .computeIfAbsent(key.substring(10, dot), k -> new LinkedHashMap<>())
+                                .put(key.substring(dot + 1), v);
                     } else {
                         unknown.add(key);
                     }
@@ -342,8 +370,9 @@ public record SluiceConfig(
         }
         if (!unknown.isEmpty()) {
             throw new ConfigException("unknown configuration key(s) " + unknown + "; known keys: " + OPTIONS.names()
-                    + ", env.<key>, control.<controller>.<key>");
+                    + ", env.<key>, control.<controller>.<key>, partition.<name>.<key>");
         }
+        partitionKeys.forEach((name, keys) -> b.quota(name, PartitionQuota.parse(name, keys)));
         return b.build();
     }
 
@@ -420,6 +449,7 @@ public record SluiceConfig(
         private int asyncQueueCapacity = ASYNC_QUEUE_CAPACITY_OPTION.defaultValue();
         private int controlEventsCapacity = EVENTS_CAPACITY_OPTION.defaultValue();
         private Path controlEventsFile;
+        private final Map<String, PartitionQuota> quotas = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -538,6 +568,38 @@ public record SluiceConfig(
             return this;
         }
 
+        /** The RCU/WCU quota of partition {@code name} (which must be in {@link #partitions}). */
+        public Builder quota(String name, PartitionQuota quota) {
+            if (name == null || !PARTITION_NAME.matcher(name).matches()) {
+                throw new ConfigException("quota: '" + name + "' is not a valid partition name");
+            }
+            if (quota == null) {
+                throw new ConfigException("quota of partition '" + name + "' must not be null");
+            }
+            quotas.put(name, quota);
+            return this;
+        }
+
+        /** A per-partition key, e.g. {@code partitionOption("t1", "rcu", "500")}, parsed like the properties file. */
+        public Builder partitionOption(String name, String key, String value) {
+            Map<String, String> given = new LinkedHashMap<>();
+            PartitionQuota q = quotas.get(name);
+            if (q != null) {
+                given.put(PartitionQuota.RCU.name(), Option.number(q.rcu()));
+                given.put(PartitionQuota.WCU.name(), Option.number(q.wcu()));
+                given.put(PartitionQuota.OVER_QUOTA.name(), q.overQuota().name().toLowerCase(java.util.Locale.ROOT));
+                given.put(
+                        PartitionQuota.MAX_WAIT.name(),
+                        String.valueOf(q.maxWait().toMillis()));
+                given.put(PartitionQuota.BURST.name(), String.valueOf(q.burst().toMillis()));
+            }
+            if (key == null || value == null) {
+                throw new ConfigException("partition." + name + ": option key and value must not be empty");
+            }
+            given.put(key, value);
+            return quota(name, PartitionQuota.parse(name, given));
+        }
+
         public SluiceConfig build() {
             return new SluiceConfig(
                     dataDir,
@@ -556,7 +618,8 @@ public record SluiceConfig(
                     asyncThreads,
                     asyncQueueCapacity,
                     controlEventsCapacity,
-                    Optional.ofNullable(controlEventsFile));
+                    Optional.ofNullable(controlEventsFile),
+                    quotas);
         }
     }
 }

@@ -51,6 +51,11 @@ public interface ControlContext {
     /** The priority Env's scheduler, when the node runs on it. */
     Optional<IoControl> io();
 
+    /** The RCU/WCU quota of {@code partition} now (tenant controllers read it; unlimited when none is set). */
+    default dev.sluice.core.quota.PartitionQuota quota(String partition) {
+        return dev.sluice.core.quota.PartitionQuota.UNLIMITED;
+    }
+
     /**
      * Puts a {@link dev.sluice.core.spi.ReadCache} in front of the partition's point reads (at most one per partition)
      * and binds it to the partition's engine reader. The partition closes it when it closes.

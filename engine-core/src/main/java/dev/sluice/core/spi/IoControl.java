@@ -18,6 +18,14 @@ public interface IoControl {
      */
     void setClassLimit(IoClass ioClass, double opsPerSecond, double bytesPerSecond);
 
+    /**
+     * Caps one partition's background I/O (flush, compaction, prefetch) at {@code bytesPerSecond}; ≤ 0 removes the cap
+     * (FlexEngine §4.2 partition level).
+     */
+    default void setPartitionBackgroundLimit(String partition, double bytesPerSecond) {
+        throw new UnsupportedOperationException("this Env has no per-partition background limits");
+    }
+
     /** Replaces the node-level scheduling policy. */
     default void setPolicy(IoPolicy policy) {
         throw new UnsupportedOperationException("this Env has no node-level I/O scheduler");

@@ -59,6 +59,9 @@ final class NativeBridge {
     /** Number of classes with an active cap (test hook). */
     static native int capsOn(long state);
 
+    /** Caps one partition's background I/O (flush, compaction, prefetch) at bytes/s; ≤ 0 removes the cap. */
+    static native void setPartitionBackgroundLimit(long state, int partition, double bytesPerSecond);
+
     /** Longest scheduler wait of a foreground I/O before it proceeds as an overrun; 0 = unbounded. */
     static native void setForegroundMaxWait(long state, long nanos);
 

@@ -281,6 +281,23 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         });
     }
 
+    /**
+     * FlexEngine's partition level (§4.2): caps {@code partition}'s background I/O (flush, compaction, prefetch) at
+     * {@code bytesPerSecond} — its Eq. 3 budget; ≤ 0 removes the cap. Applied before the node policy; compaction that
+     * RocksDB raises to IO_USER during a write stall bypasses it (as it bypasses class caps).
+     */
+    @Override
+    public void setPartitionBackgroundLimit(String partition, double bytesPerSecond) {
+        if (Double.isNaN(bytesPerSecond)) {
+            throw new IllegalArgumentException("background limit of partition '" + partition + "' must not be NaN");
+        }
+        int idx = index(partition);
+        withState(s -> {
+            NativeBridge.setPartitionBackgroundLimit(s, idx, bytesPerSecond);
+            return null;
+        });
+    }
+
     @Override
     public void setPolicy(IoPolicy p) {
         int[] tiers = new int[IoClass.values().length];

@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code adoc-STACK.png}: ADOC's tuning trace (cf. ADOC Fig. 21) — background threads (left) and batch size
  *       (write_buffer_size, MiB, right) over time, with a marker row per data overflow (L0O, RDO, MMO) at the windows
  *       whose snapshot shows it; only in runs where a stack runs the {@code adoc} controller, then for every stack.
+ *   <li>{@code tenants-STACK.png}: every tenant's p99 latency per second (multi-tenant scenarios only).
  * </ul>
  *
  * Rendering needs fonts (headless AWT); a chart that cannot be drawn is logged and skipped, never fatal.
@@ -138,6 +139,11 @@ public final class Charts {
         if (Summary.adocRun(stacks)) {
             for (Results.Stack s : stacks) {
                 save(dir, "adoc-" + s.name() + ".png", out, () -> adocTrace(s));
+            }
+        }
+        for (Results.Stack s : stacks) {
+            if (s.tenantWindowP99Us() != null) {
+                save(dir, "tenants-" + s.name() + ".png", out, () -> TenantReport.p99Chart(s, PALETTE));
             }
         }
         return out;

@@ -749,6 +749,9 @@ public final class Summary {
                     .append(overflowTable(run.stacks()))
                     .append('\n');
         }
+        if (TenantReport.any(run.stacks())) {
+            sb.append(TenantReport.markdown(run.stacks()));
+        }
         sb.append("## Stacks\n\n");
         for (Results.Stack s : run.stacks()) {
             sb.append("- **")

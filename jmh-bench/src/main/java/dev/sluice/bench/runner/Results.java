@@ -16,7 +16,7 @@ import java.util.Map;
 public final class Results {
     private Results() {}
 
-    public static final int SCHEMA_VERSION = 1;
+    public static final int SCHEMA_VERSION = 2;
 
     public static ObjectMapper mapper() {
         return new ObjectMapper()
@@ -51,7 +51,13 @@ public final class Results {
 
     public record Machine(int cores, long memoryBytes, String os, String jvm, String cpu) {}
 
-    /** One stack's run. */
+    /**
+     * One stack's run.
+     *
+     * @param tenants multi-tenant scenarios: one entry per tenant (partition) and phase; null otherwise
+     * @param tenantWindowP99Us multi-tenant scenarios: each tenant's p99 latency per 1-s window (index = second; null
+     *     where no request of the tenant completed); null otherwise
+     */
     public record Stack(
             String name,
             String description,
@@ -67,7 +73,46 @@ public final class Results {
             Map<String, Double> ratioToBaseline,
             Map<String, Long> controlEvents,
             double wallSeconds,
-            List<Window> windows) {
+            List<Window> windows,
+            List<Tenant> tenants,
+            Map<String, List<Long>> tenantWindowP99Us) {
+        /** A single-tenant stack. */
+        public Stack(
+                String name,
+                String description,
+                boolean baseline,
+                String profile,
+                List<String> controls,
+                Map<String, String> options,
+                Map<String, String> sysprops,
+                Environment environment,
+                Preload preload,
+                List<Phase> phases,
+                Metrics metrics,
+                Map<String, Double> ratioToBaseline,
+                Map<String, Long> controlEvents,
+                double wallSeconds,
+                List<Window> windows) {
+            this(
+                    name,
+                    description,
+                    baseline,
+                    profile,
+                    controls,
+                    options,
+                    sysprops,
+                    environment,
+                    preload,
+                    phases,
+                    metrics,
+                    ratioToBaseline,
+                    controlEvents,
+                    wallSeconds,
+                    windows,
+                    null,
+                    null);
+        }
+
         public Stack withBaseline(boolean isBaseline, Map<String, Double> ratios) {
             return new Stack(
                     name,
@@ -84,9 +129,36 @@ public final class Results {
                     ratios,
                     controlEvents,
                     wallSeconds,
-                    windows);
+                    windows,
+                    tenants,
+                    tenantWindowP99Us);
         }
     }
+
+    /**
+     * One tenant (partition) in one phase of a multi-tenant scenario. Requests and units: the scenario's keys and values
+     * fit one unit each (key + value at most 1 KiB), so requests/s and units/s are the same numbers.
+     *
+     * @param offeredPerSec requests the tenant's open loop generated, per second of the phase
+     * @param servedPerSec requests that completed successfully, per second of the phase (those still in flight at the
+     *     phase's end count in the next phase)
+     * @param servedRcuPerSec read units the partition's quota meter charged, per second (metered with or without a quota)
+     * @param servedWcuPerSec write units the partition's quota meter charged, per second
+     * @param latency of the requests that completed, from their intended start (so admission and quota waits count)
+     * @param throttled requests that waited for the tenant's quota (0 without a quota)
+     * @param refused requests refused (QuotaExceededException or OverloadedException)
+     */
+    public record Tenant(
+            String name,
+            String phase,
+            double offeredPerSec,
+            double servedPerSec,
+            double servedRcuPerSec,
+            double servedWcuPerSec,
+            LatencyStats latency,
+            long throttled,
+            long refused,
+            long errors) {}
 
     /**
      * @param priorityEnv whether the node ran on Sluice's priority Env

@@ -113,6 +113,9 @@ public final class StackRunner {
     }
 
     public Results.Stack run() throws InterruptedException {
+        if (scenario.tenants() != null) {
+            return new TenantRunner(scenario, stack, dataDir, options, progress).run();
+        }
         long wallStart = System.nanoTime();
         SluiceConfig config = config(stack, dataDir, options.deviceEnabled());
         log.info(
@@ -235,8 +238,7 @@ public final class StackRunner {
         return new Results.Preload(spec.keys(), spec.bytes(), round1(loadSeconds), round1(settleSeconds), settled);
     }
 
-    private static void load(
-            Partition p, KeyCodec codec, int valueBytes, long from, long to, AtomicLong done, long seed) {
+    static void load(Partition p, KeyCodec codec, int valueBytes, long from, long to, AtomicLong done, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         byte[] value = new byte[valueBytes];
         for (long i = from; i < to; ) {
@@ -611,7 +613,7 @@ public final class StackRunner {
         };
     }
 
-    private static void sleepUntil(long deadline) throws InterruptedException {
+    static void sleepUntil(long deadline) throws InterruptedException {
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -696,7 +698,7 @@ public final class StackRunner {
         return sum;
     }
 
-    private static Results.Window window(
+    static Results.Window window(
             int second,
             PhaseSpec phase,
             WindowRecorder.Interval iv,

@@ -12,6 +12,7 @@ import java.util.Set;
  * @param source where it was read from (a file path or {@code classpath:scenarios/NAME.scenario})
  * @param text the file's text, kept so a child JVM and results.json see exactly what was run
  * @param device options of the emulated device, keys without the {@code device.} prefix (e.g. {@code iops})
+ * @param tenants the {@code [tenants]} section of a multi-tenant scenario, or null
  */
 public record Scenario(
         String name,
@@ -22,7 +23,22 @@ public record Scenario(
         PreloadSpec preload,
         List<PhaseSpec> phases,
         Map<String, String> device,
-        List<StackSpec> stacks) {
+        List<StackSpec> stacks,
+        TenantsSpec tenants) {
+    /** A single-tenant scenario. */
+    public Scenario(
+            String name,
+            String description,
+            String source,
+            String text,
+            long seed,
+            PreloadSpec preload,
+            List<PhaseSpec> phases,
+            Map<String, String> device,
+            List<StackSpec> stacks) {
+        this(name, description, source, text, seed, preload, phases, device, stacks, null);
+    }
+
     public Scenario {
         phases = List.copyOf(phases);
         device = Map.copyOf(device);
@@ -61,7 +77,7 @@ public record Scenario(
             used += d;
             out.add(p.withDuration(d));
         }
-        return new Scenario(name, description, source, text, seed, preload, out, device, stacks);
+        return new Scenario(name, description, source, text, seed, preload, out, device, stacks, tenants);
     }
 
     /** Only the named stacks, in scenario order (the first kept one becomes the baseline). */
@@ -75,6 +91,6 @@ public record Scenario(
             throw new IllegalArgumentException("--stacks: unknown stack(s) " + unknown + "; scenario '" + name
                     + "' has " + stacks.stream().map(StackSpec::name).toList());
         }
-        return new Scenario(name, description, source, text, seed, preload, phases, device, kept);
+        return new Scenario(name, description, source, text, seed, preload, phases, device, kept, tenants);
     }
 }

@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
  * [device]                         any KEY: passed to the Env as env option device.KEY (iops, read.mbps, ...)
  * [phase NAME]                     duration, mode (open|closed), threads, mix, distribution, ... (see below)
  * [stack NAME]                     profile, controls, description, config.KEY, env.KEY, control.C.KEY, sysprop.KEY
+ * [tenants]                        noisy, rcu, wcu, noisy.factor, noisy.phases: every partition is a tenant (TenantsSpec)
  * </pre>
  *
  * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50}:
@@ -159,6 +160,14 @@ public final class ScenarioParser {
             Option.doubleOption("mixgraph.noise", 0.1, 0, 1, "fraction", "relative noise on the rate");
     static final Option<Integer> MIXGRAPH_INTERVAL =
             seconds("mixgraph.interval", 1, 1, 3600, "how often the rate changes");
+
+    static final Option<Double> TENANT_RCU =
+            Option.doubleOption("rcu", 100, 0.001, 1e9, "RCU/s", "each tenant's read units per second");
+    static final Option<Double> TENANT_WCU =
+            Option.doubleOption("wcu", 100, 0.001, 1e9, "WCU/s", "each tenant's write units per second");
+    static final Option<Double> NOISY_FACTOR = Option.doubleOption(
+            "noisy.factor", 5, 0.001, 1000, "x quota", "what the noisy tenant offers in its phases, x its quota rate");
+    static final OptionSet TENANTS = OptionSet.of(TENANT_RCU, TENANT_WCU, NOISY_FACTOR);
 
     /** A whole number, optionally with a k, m or g suffix (powers of 1024) and underscores. */
     private static Option<Long> size(String name, Long def, long min, long max, String unit, String doc) {
@@ -443,6 +452,7 @@ public final class ScenarioParser {
         Map<String, Integer> deviceLines = new LinkedHashMap<>();
         List<PhaseSpec> phases = new ArrayList<>();
         List<Section> stackSections = new ArrayList<>();
+        Section tenantsSection = null;
         boolean sawPreload = false, sawDevice = false;
         for (Section s : sections.subList(1, sections.size())) {
             switch (s.kind) {
@@ -485,8 +495,15 @@ public final class ScenarioParser {
                     }
                     stackSections.add(s);
                 }
+                case "tenants" -> {
+                    if (tenantsSection != null) {
+                        throw s.error(null, "appears twice");
+                    }
+                    tenantsSection = s;
+                }
                 default ->
-                    throw s.error(null, "unknown section; known: [preload], [device], [phase NAME], [stack NAME]");
+                    throw s.error(
+                            null, "unknown section; known: [preload], [device], [phase NAME], [stack NAME], [tenants]");
             }
         }
         if (phases.isEmpty()) {
@@ -514,7 +531,51 @@ public final class ScenarioParser {
         for (Section s : stackSections) {
             stacks.add(stack(s, common, device, deviceLines));
         }
-        return new Scenario(name, description, source, text, seed, preload, phases, device, stacks);
+        TenantsSpec tenants = tenantsSection == null ? null : tenants(tenantsSection, phases, stacks);
+        return new Scenario(name, description, source, text, seed, preload, phases, device, stacks, tenants);
+    }
+
+    /**
+     * The {@code [tenants]} section: the noisy tenant must be a partition of every stack, its phases must exist, and
+     * every phase must be an open loop with async dispatch and a constant rate (each tenant's own offered load).
+     */
+    private TenantsSpec tenants(Section s, List<PhaseSpec> phases, List<StackSpec> stacks) {
+        String noisy = s.required("noisy");
+        double rcu = s.get(TENANT_RCU);
+        double wcu = s.get(TENANT_WCU);
+        double factor = s.get(NOISY_FACTOR);
+        List<String> noisyPhases = splitList(s.required("noisy.phases"));
+        s.finish("noisy, noisy.phases, " + String.join(", ", TENANTS.names()));
+        for (String p : noisyPhases) {
+            if (phases.stream().noneMatch(ph -> ph.name().equals(p))) {
+                throw s.error(
+                        "noisy.phases",
+                        "names phase '" + p + "', but the phases are "
+                                + phases.stream().map(PhaseSpec::name).toList());
+            }
+        }
+        for (PhaseSpec p : phases) {
+            if (p.mode() != PhaseSpec.Mode.OPEN
+                    || p.dispatch() != PhaseSpec.Dispatch.ASYNC
+                    || !(p.shape() instanceof LoadShape.Constant)) {
+                throw new ScenarioException(
+                        file,
+                        p.line(),
+                        null,
+                        "[phase " + p.name() + "] in a scenario with [tenants] needs mode = open, dispatch = async and"
+                                + " a constant rate (each tenant's own open loop)");
+            }
+        }
+        for (StackSpec st : stacks) {
+            List<String> parts = SluiceConfig.splitList(st.options().getOrDefault(SluiceConfig.PARTITIONS, "default"));
+            if (!parts.contains(noisy)) {
+                throw s.error(
+                        "noisy",
+                        "names tenant '" + noisy + "', but stack '" + st.name() + "' has partitions " + parts
+                                + " (set config.partitions)");
+            }
+        }
+        return new TenantsSpec(noisy, rcu, wcu, factor, noisyPhases);
     }
 
     private static String stripExtension(String n) {

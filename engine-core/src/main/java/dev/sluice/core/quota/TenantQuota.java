@@ -1,0 +1,187 @@
+package dev.sluice.core.quota;
+
+import dev.sluice.core.QuotaExceededException;
+import dev.sluice.core.RequestKind;
+import dev.sluice.core.SluiceException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * One partition's quota enforcement: a read bucket (RCU/s) for gets, multiGets and scans and a write bucket (WCU/s) for
+ * puts, deletes and batches ({@link QuotaBucket}), the over-quota policy and the meters. The request path calls {@link
+ * #acquire} (or {@link #acquireAsync}) with the units it knows before it runs, and {@link #charge} with the units it
+ * found out while running (a read's bytes returned beyond the first 4 KiB; a scan's bytes).
+ *
+ * <p>Throttling waits for the reservation: the synchronous path parks the caller, the async path completes its future
+ * on a timer without holding a thread. A wait longer than {@code quota.max.wait.ms} — or any wait when the policy is
+ * {@code refuse} — is refused with {@link QuotaExceededException}, taking nothing. A throttled caller interrupted while
+ * it waits is not admitted (it gets a {@link SluiceException} caused by the {@link InterruptedException}, flag set
+ * again); its units stay charged.
+ *
+ * <p>Thread-safety: every method may be called from any thread; {@link #set} swaps the quota atomically for new
+ * requests (requests already waiting keep their reservation).
+ */
+public final class TenantQuota {
+    /** How a throttled request waits: real time in production, a fake clock's steps in tests. */
+    public interface Waiter {
+        void sleep(long nanos) throws InterruptedException;
+
+        /** An executor that runs its task {@code nanos} from now, without blocking the caller. */
+        Executor after(long nanos);
+
+        Waiter SYSTEM = new Waiter() {
+            @Override
+            public void sleep(long nanos) throws InterruptedException {
+                TimeUnit.NANOSECONDS.sleep(nanos);
+            }
+
+            @Override
+            public Executor after(long nanos) {
+                return CompletableFuture.delayedExecutor(nanos, TimeUnit.NANOSECONDS, Runnable::run);
+            }
+        };
+    }
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    private final String partition;
+    private final LongSupplier nanoClock;
+    private final Waiter waiter;
+    private volatile Config config;
+
+    private final LongAdder readUnits = new LongAdder();
+    private final LongAdder writeUnits = new LongAdder();
+    private final LongAdder throttled = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
+
+    private record Config(PartitionQuota quota, QuotaBucket reads, QuotaBucket writes) {}
+
+    public TenantQuota(String partition, PartitionQuota quota, LongSupplier nanoClock, Waiter waiter) {
+        this.partition = partition;
+        this.nanoClock = nanoClock;
+        this.waiter = waiter;
+        long now = nanoClock.getAsLong();
+        this.config = new Config(
+                quota,
+                new QuotaBucket(quota.rcu(), quota.burst().toNanos(), now),
+                new QuotaBucket(quota.wcu(), quota.burst().toNanos(), now));
+    }
+
+    public PartitionQuota quota() {
+        return config.quota();
+    }
+
+    /**
+     * Changes the quota from now on. Units already owed are kept and paid at the new rates; a new burst starts the
+     * buckets afresh.
+     */
+    public synchronized void set(PartitionQuota q) {
+        if (q == null) {
+            throw new IllegalArgumentException("quota must not be null (use PartitionQuota.UNLIMITED)");
+        }
+        long now = nanoClock.getAsLong();
+        Config c = config;
+        if (!q.burst().equals(c.quota().burst())) {
+            config = new Config(
+                    q,
+                    new QuotaBucket(q.rcu(), q.burst().toNanos(), now),
+                    new QuotaBucket(q.wcu(), q.burst().toNanos(), now));
+            return;
+        }
+        c.reads().setRate(q.rcu(), now);
+        c.writes().setRate(q.wcu(), now);
+        config = new Config(q, c.reads(), c.writes());
+    }
+
+    /** Waits until {@code units} of {@code kind}'s quota are free, or throws {@link QuotaExceededException}. */
+    public void acquire(RequestKind kind, long units) {
+        if (units <= 0) {
+            return;
+        }
+        long wait = reserve(kind, units);
+        if (wait > 0) {
+            try {
+                waiter.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SluiceException(
+                        "partition '" + partition + "': interrupted while waiting for its " + unit(kind) + " quota", e);
+            }
+        }
+    }
+
+    /** Completes when {@code units} are free (never blocks the caller), or exceptionally with QuotaExceededException. */
+    public CompletableFuture<Void> acquireAsync(RequestKind kind, long units) {
+        if (units <= 0) {
+            return DONE;
+        }
+        long wait;
+        try {
+            wait = reserve(kind, units);
+        } catch (QuotaExceededException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return wait == 0 ? DONE : CompletableFuture.runAsync(() -> {}, waiter.after(wait));
+    }
+
+    /** Charges units found out after the request ran (no wait now: the tenant's next requests pay for them). */
+    public void charge(RequestKind kind, long units) {
+        if (units <= 0) {
+            return;
+        }
+        bucket(kind).charge(units, nanoClock.getAsLong());
+        served(kind).add(units);
+    }
+
+    public QuotaStats stats() {
+        return new QuotaStats(readUnits.sum(), writeUnits.sum(), throttled.sum(), refused.sum(), waitNanos.sum());
+    }
+
+    private long reserve(RequestKind kind, long units) {
+        Config c = config;
+        PartitionQuota q = c.quota();
+        long maxWait = q.overQuota() == PartitionQuota.OverQuota.REFUSE
+                ? 0
+                : q.maxWait().toNanos();
+        QuotaBucket b = kind == RequestKind.WRITE ? c.writes() : c.reads();
+        long now = nanoClock.getAsLong();
+        long wait = b.reserve(units, now, maxWait);
+        if (wait == QuotaBucket.REFUSED) {
+            refused.increment();
+            double rate = b.rate();
+            throw new QuotaExceededException("partition '" + partition + "' is over its quota of "
+                    + dev.sluice.core.config.Option.number(rate) + " " + unit(kind) + "/s (a request of " + units + " "
+                    + unit(kind) + (units == 1 ? "" : "s") + "; "
+                    + (q.overQuota() == PartitionQuota.OverQuota.REFUSE
+                            ? "partition." + partition + ".over.quota = refuse)"
+                            : "it would wait "
+                                    + Math.max(0, Math.round(b.owedUnits(now) / rate * 1000 - b.burstNanos() / 1e6))
+                                    + " ms > partition."
+                                    + partition + ".quota.max.wait.ms = "
+                                    + q.maxWait().toMillis() + ")"));
+        }
+        served(kind).add(units);
+        if (wait > 0) {
+            throttled.increment();
+            waitNanos.add(wait);
+        }
+        return wait;
+    }
+
+    private QuotaBucket bucket(RequestKind kind) {
+        Config c = config;
+        return kind == RequestKind.WRITE ? c.writes() : c.reads();
+    }
+
+    private LongAdder served(RequestKind kind) {
+        return kind == RequestKind.WRITE ? writeUnits : readUnits;
+    }
+
+    private static String unit(RequestKind kind) {
+        return kind == RequestKind.WRITE ? "WCU" : "RCU";
+    }
+}

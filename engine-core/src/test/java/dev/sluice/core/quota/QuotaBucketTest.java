@@ -1,0 +1,76 @@
+package dev.sluice.core.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+class QuotaBucketTest {
+    static final long MS = 1_000_000, S = 1_000 * MS;
+
+    @Test
+    void idleTenantSpendsItsBurstThenWaitsOneIntervalPerUnit() {
+        QuotaBucket b = new QuotaBucket(10, S, 0); // 10 units/s, 1 s of burst
+        assertThat(b.reserve(20, 0, 0)).isZero(); // a large request when idle goes at once: it is debt
+        assertThat(b.reserve(1, 0, 10 * S)).isEqualTo(S); // tat = 2 s: the next waits until tat - burst
+        assertThat(b.reserve(1, 0, 10 * S)).isEqualTo(S + 100 * MS);
+    }
+
+    @Test
+    void aWaitAboveTheBoundIsRefusedAndTakesNothing() {
+        QuotaBucket b = new QuotaBucket(10, S, 0);
+        b.reserve(30, 0, 0); // tat = 3 s
+        assertThat(b.reserve(5, 0, S)).isEqualTo(QuotaBucket.REFUSED); // would wait 2 s
+        assertThat(b.owedUnits(0)).isEqualTo(30.0);
+        assertThat(b.reserve(5, S, S)).isEqualTo(S); // a second later it waits 1 s: the refused 5 were not taken
+    }
+
+    @Test
+    void chargedDebtDelaysTheNextRequest() {
+        QuotaBucket b = new QuotaBucket(100, 100 * MS, 0); // burst = 10 units
+        assertThat(b.reserve(1, 0, 0)).isZero();
+        b.charge(19, 0); // a read that returned 80 KiB: 20 units in all
+        assertThat(b.reserve(1, 0, S)).isEqualTo(100 * MS); // tat 200 ms - burst 100 ms
+    }
+
+    @Test
+    void rateChangeKeepsWhatIsOwedAndRespacesIt() {
+        QuotaBucket b = new QuotaBucket(10, S, 0);
+        b.reserve(30, 0, 0); // owes 30 units = 3 s at 10/s
+        b.setRate(30, 0);
+        assertThat(b.owedUnits(0)).isCloseTo(30.0, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(b.reserve(1, 0, 10 * S)).isEqualTo(0); // 30 units at 30/s = 1 s = the burst
+        b.setRate(0, 0); // unlimited
+        assertThat(b.reserve(1_000_000, 0, 0)).isZero();
+        b.setRate(10, 0); // limited again, from a clean slate
+        assertThat(b.owedUnits(0)).isZero();
+    }
+
+    /**
+     * Whatever the request sizes and arrival times, the units admitted to start within [0, W] are at most rate·(W +
+     * burst) plus one request (the GCRA bound the class doc states).
+     */
+    @Property(tries = 300)
+    void admittedUnitsStayWithinRateTimesWindowPlusBurst(
+            @ForAll @Size(min = 1, max = 200) java.util.List<@IntRange(min = 1, max = 50) Integer> sizes,
+            @ForAll @IntRange(min = 0, max = 50) int gapMs,
+            @ForAll @IntRange(min = 1, max = 1000) int rate) {
+        long burst = 500 * MS;
+        QuotaBucket b = new QuotaBucket(rate, burst, 0);
+        long now = 0, lastStart = 0, admitted = 0;
+        int largest = 0;
+        for (int size : sizes) {
+            long wait = b.reserve(size, now, Long.MAX_VALUE);
+            assertThat(wait).isNotNegative();
+            lastStart = Math.max(lastStart, now + wait);
+            admitted += size;
+            largest = Math.max(largest, size);
+            now += gapMs * MS;
+        }
+        double bound = rate * (lastStart + burst) / 1e9 + largest;
+        assertThat((double) admitted).isLessThanOrEqualTo(bound + 1e-6);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.sluice.ratelimit.quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sluice.core.Partition;
+import dev.sluice.core.Sluice;
+import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.SluiceNode;
+import dev.sluice.core.control.ControlEvent;
+import dev.sluice.core.quota.PartitionQuota;
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.ratelimit.env.PriorityEnv;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code flex-partition} controller on a real node (two partitions, priority Env, flexengine node policy): it sets
+ * each partition's background cap from Eq. 3, and the capped partition's flush waits for it.
+ */
+class FlexPartitionLoopTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void setsEachPartitionsBackgroundCapAndTheEnvHoldsTheFlushToIt() {
+        assumeTrue(PriorityEnv.unavailableReason().isEmpty(), "native priority Env");
+        SluiceConfig config = SluiceConfig.builder(dir)
+                .partitions("a", "b")
+                .env("priority")
+                .envOption("policy", "flexengine")
+                .envOption("policy.node.mbps", "1000")
+                .controls("flex-partition")
+                .controlOption("flex-partition", "floor.mbps", "2")
+                .tickPeriod(Duration.ofMillis(100))
+                .quota("a", PartitionQuota.of(100, 5000))
+                .build();
+        try (SluiceNode node = Sluice.open(config)) {
+            // first tick: Data_avg = WCU x 1 KiB = 5000 KiB/s, LSM-BA 3 (one level) -> 14.65 MiB/s; b has no write
+            // quota: Data_avg 0 -> the 2 MiB/s floor
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> applied(node).size() >= 2);
+            assertThat(applied(node))
+                    .extracting(ControlEvent::action)
+                    .containsExactlyInAnyOrder("background_cap[a]=14.65MiB/s", "background_cap[b]=2.00MiB/s");
+            Partition a = node.partition("a");
+            Random rnd = new Random(1);
+            for (int i = 0; i < 3000; i++) {
+                byte[] v = new byte[1000];
+                rnd.nextBytes(v);
+                a.put(("k" + i).getBytes(), v);
+            }
+            a.flush(); // ~3 MB at 14.65 MiB/s: waits
+            node.partition("b").put("x".getBytes(), new byte[10]);
+            node.partition("b").flush();
+            var ioA = node.sample().partition("a").io().get(IoClass.FLUSH);
+            var ioB = node.sample().partition("b").io().get(IoClass.FLUSH);
+            long minWait = (long) (((ioA.bytes() - (1 << 20)) / (14.6484375 * (1 << 20)) - 0.02) * 1e9);
+            assertThat(ioA.waitNanos()).isGreaterThanOrEqualTo(minWait).isPositive();
+            assertThat(ioB.waitNanos()).as("b's tiny flush fits its burst").isLessThan(ioA.waitNanos());
+        }
+    }
+
+    static List<ControlEvent> applied(SluiceNode node) {
+        return node.recentEvents().stream()
+                .filter(e -> e.controller().equals("flex-partition") && e.outcome() == ControlEvent.Outcome.APPLIED)
+                .toList();
+    }
+}

@@ -1,0 +1,158 @@
+package dev.sluice.bench.report;
+
+import dev.sluice.bench.runner.Results;
+import java.awt.Color;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * The multi-tenant part of a report (scenarios with {@code [tenants]}, e.g. flex-noisy-neighbour): a table per stack of
+ * every tenant in every phase, the issue's bar (each well-behaved tenant's p99 in phase {@code noisy} over its own p99 in
+ * phase {@code calm}, and what the noisy tenant was served against its quota), and a chart per stack of every tenant's
+ * p99 per second.
+ */
+public final class TenantReport {
+    private TenantReport() {}
+
+    /** The phase in which the noisy tenant misbehaves, and the calm phase it is compared with (issue 17's names). */
+    static final String CALM = "calm", NOISY = "noisy";
+
+    public static boolean any(List<Results.Stack> stacks) {
+        return stacks.stream().anyMatch(s -> s.tenants() != null && !s.tenants().isEmpty());
+    }
+
+    /** The Markdown section: per stack, one row per tenant and phase, then the bar. */
+    public static String markdown(List<Results.Stack> stacks) {
+        StringBuilder sb = new StringBuilder("## Tenants\n\n");
+        sb.append(
+                        "Latency from each request's intended start (quota and admission waits count). Offered and served are")
+                .append(
+                        " requests/s; served RCU/WCU are the units the partition's quota meter charged per second.\n\n");
+        for (Results.Stack s : stacks) {
+            if (s.tenants() == null) {
+                continue;
+            }
+            sb.append("### ").append(s.name()).append("\n\n");
+            sb.append("| tenant | phase | offered/s | served/s | served RCU/s | served WCU/s | p50 ms | p99 ms |")
+                    .append(" p99.9 ms | throttled | refused |\n")
+                    .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (Results.Tenant t : s.tenants()) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %,.1f | %,.1f | %,.1f | %,.1f | %.2f | %.2f | %.2f | %,d | %,d |%n",
+                        t.name(),
+                        t.phase(),
+                        t.offeredPerSec(),
+                        t.servedPerSec(),
+                        t.servedRcuPerSec(),
+                        t.servedWcuPerSec(),
+                        t.latency().p50Us() / 1000.0,
+                        t.latency().p99Us() / 1000.0,
+                        t.latency().p999Us() / 1000.0,
+                        t.throttled(),
+                        t.refused()));
+            }
+            sb.append('\n').append(bar(s)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The bar of one stack: each well-behaved tenant's p99 in {@code noisy} ÷ its p99 in {@code calm} (the issue asks
+     * ≤ 1.2), and the noisy tenant's served units against its quota (the stack's {@code partition.<name>.rcu/.wcu}).
+     */
+    static String bar(Results.Stack s) {
+        Results.Tenant loudest = null;
+        for (Results.Tenant t : s.tenants()) {
+            if (t.phase().equals(NOISY) && (loudest == null || t.offeredPerSec() > loudest.offeredPerSec())) {
+                loudest = t;
+            }
+        }
+        if (loudest == null) {
+            return "(no phase named '" + NOISY + "': no bar)\n";
+        }
+        StringBuilder sb = new StringBuilder("Bar (p99 in '" + NOISY + "' ÷ p99 in '" + CALM + "', ≤ 1.2 to pass): ");
+        List<String> parts = new ArrayList<>();
+        double worst = 0;
+        for (Results.Tenant t : s.tenants()) {
+            if (!t.phase().equals(NOISY) || t.name().equals(loudest.name())) {
+                continue;
+            }
+            Results.Tenant calm = find(s, t.name(), CALM);
+            if (calm == null || calm.latency().p99Us() == 0) {
+                continue;
+            }
+            double r = (double) t.latency().p99Us() / calm.latency().p99Us();
+            worst = Math.max(worst, r);
+            parts.add(String.format(Locale.ROOT, "%s %.2f×", t.name(), r));
+        }
+        sb.append(String.join(", ", parts))
+                .append(String.format(Locale.ROOT, " — worst %.2f× (%s)", worst, worst <= 1.2 ? "holds" : "misses"));
+        Map<String, String> o = s.options();
+        String rcu = o.get("partition." + loudest.name() + ".rcu"), wcu = o.get("partition." + loudest.name() + ".wcu");
+        sb.append(String.format(
+                Locale.ROOT,
+                ". Noisy tenant '%s' offered %,.0f/s, served %,.1f RCU/s and %,.1f WCU/s (quota: %s RCU/s, %s WCU/s)",
+                loudest.name(),
+                loudest.offeredPerSec(),
+                loudest.servedRcuPerSec(),
+                loudest.servedWcuPerSec(),
+                rcu == null ? "none" : rcu,
+                wcu == null ? "none" : wcu));
+        return sb.append(".\n").toString();
+    }
+
+    private static Results.Tenant find(Results.Stack s, String tenant, String phase) {
+        for (Results.Tenant t : s.tenants()) {
+            if (t.name().equals(tenant) && t.phase().equals(phase)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Every tenant's p99 per second (ms, log scale), one line each; null when the stack has no tenants. */
+    static XYChart p99Chart(Results.Stack s, Color[] palette) {
+        if (s.tenantWindowP99Us() == null || s.tenantWindowP99Us().isEmpty()) {
+            return null;
+        }
+        XYChart c = new XYChartBuilder()
+                .width(1100)
+                .height(520)
+                .title("p99 latency per second, per tenant — " + s.name())
+                .xAxisTitle("time (s)")
+                .yAxisTitle("ms")
+                .build();
+        c.getStyler().setMarkerSize(0);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setChartBackgroundColor(Color.WHITE);
+        c.getStyler().setPlotGridLinesVisible(true);
+        c.getStyler().setYAxisLogarithmic(true);
+        c.getStyler().setXAxisMin(0.0);
+        int i = 0, drawn = 0;
+        for (Map.Entry<String, List<Long>> e : s.tenantWindowP99Us().entrySet()) {
+            List<Double> xs = new ArrayList<>(), ys = new ArrayList<>();
+            List<Long> v = e.getValue();
+            for (int sec = 0; sec < v.size(); sec++) {
+                if (v.get(sec) != null && v.get(sec) > 0) {
+                    xs.add((double) sec);
+                    ys.add(v.get(sec) / 1000.0);
+                }
+            }
+            if (xs.isEmpty()) {
+                continue;
+            }
+            XYSeries ser = c.addSeries(e.getKey(), xs, ys);
+            ser.setLineColor(palette[i++ % palette.length]);
+            ser.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+            drawn++;
+        }
+        return drawn == 0 ? null : c;
+    }
+}
