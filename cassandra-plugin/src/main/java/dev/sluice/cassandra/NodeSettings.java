@@ -8,10 +8,12 @@ import dev.sluice.core.control.ControlLoopProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
@@ -136,11 +138,27 @@ record NodeSettings(
                 known);
     }
 
-    /** Controllers on the plugin's classpath by name (the shaded jar brings admission, cruise and adoc). */
+    /**
+     * Controllers on the plugin's classpath by name (the shaded jar brings the engine-neutral ones: admission, cruise,
+     * adoc, vlsm, ...). A provider listed in a merged services file whose classes the jar leaves out on purpose (a
+     * RocksDB-only controller such as {@code flex-partition}, which drives the priority Env) is skipped, not fatal.
+     */
     static Map<String, ControlLoopProvider> knownControllers() {
         Map<String, ControlLoopProvider> m = new TreeMap<>();
-        for (ControlLoopProvider p :
-                ServiceLoader.load(ControlLoopProvider.class, NodeSettings.class.getClassLoader())) {
+        Iterator<ControlLoopProvider> it = ServiceLoader.load(
+                        ControlLoopProvider.class, NodeSettings.class.getClassLoader())
+                .iterator();
+        for (int skipped = 0; skipped < 1000; ) { // bounded: recovery after an error is best effort (ServiceLoader)
+            ControlLoopProvider p;
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                p = it.next();
+            } catch (ServiceConfigurationError e) {
+                skipped++;
+                continue; // not shipped in the plugin jar: that controller is simply not available on Cassandra
+            }
             m.putIfAbsent(p.name(), p);
         }
         return m;
