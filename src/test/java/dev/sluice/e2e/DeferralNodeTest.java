@@ -55,6 +55,7 @@ class DeferralNodeTest {
                 .controlOption(CTL, "low", "0.3")
                 .controlOption(CTL, "resume.ticks", "5")
                 .controlOption(CTL, "l0.files", "2")
+                .controlOption(CTL, "resume.hold.s", "300")
                 .build();
         try (SluiceNode node = Sluice.open(cfg)) {
             Partition p = node.defaultPartition();

@@ -30,7 +30,8 @@ import java.util.Set;
  *       {@code compactFiles(files, 0)}; disjoint runs are issued in the same tick.
  *   <li><b>Resume</b> — node I/O use at or below {@code low} for {@code resume.ticks} ticks in a row: one partition per
  *       tick, the one suspended longest first (oldest debt first), gets automatic compactions and its stall limits
- *       back; RocksDB then works the debt off by its level scores.
+ *       back; RocksDB then works the debt off by its level scores. A resumed partition is not suspended again for
+ *       {@code resume.hold.s}, so its deferred compactions (which fill the device themselves) can restore the pyramid.
  * </ul>
  *
  * Every stage change is an action whose reason names the partition, the stage change and the measured values; the
@@ -58,7 +59,8 @@ public final class Deferral implements ControlLoop {
             int l0Files,
             int intraL0Min,
             int intraL0Max,
-            long pendingTimeoutNanos) {
+            long pendingTimeoutNanos,
+            long resumeHoldNanos) {
         public Settings {
             if (!(low < high)) {
                 throw new IllegalArgumentException(
@@ -71,7 +73,7 @@ public final class Deferral implements ControlLoop {
         }
 
         public static Settings defaults() {
-            return new Settings(0.8, 0.6, 3, 46, 0, 0.6, 4, 4, 8, 60_000_000_000L);
+            return new Settings(0.8, 0.6, 3, 46, 0, 0.6, 4, 4, 8, 60_000_000_000L, 30_000_000_000L);
         }
     }
 
@@ -80,6 +82,7 @@ public final class Deferral implements ControlLoop {
         long suspendedAt;
         long savedSoft;
         long savedHard;
+        long resumedAt = Long.MIN_VALUE;
     }
 
     private final Settings s;
@@ -124,7 +127,7 @@ public final class Deferral implements ControlLoop {
         }
 
         if (calmTicks >= s.resumeTicks) {
-            resumeOldest(snapshot, use, out);
+            resumeOldest(snapshot, use, nowNanos, out);
         }
 
         for (Map.Entry<String, State> e : states.entrySet()) {
@@ -158,8 +161,10 @@ public final class Deferral implements ControlLoop {
         record Cand(String p, double bg, double budget) {}
         List<Cand> cands = new ArrayList<>();
         for (Map.Entry<String, LsmSnapshot> e : snapshot.partitions().entrySet()) {
-            if (states.get(e.getKey()).stage != Stage.NORMAL) {
-                continue;
+            State st0 = states.get(e.getKey());
+            if (st0.stage != Stage.NORMAL
+                    || (st0.resumedAt != Long.MIN_VALUE && now - st0.resumedAt < s.resumeHoldNanos)) {
+                continue; // suspended already, or resumed recently and working its deferred compactions off
             }
             LsmSnapshot ls = e.getValue();
             double sec = ls.intervalSeconds();
@@ -217,7 +222,7 @@ public final class Deferral implements ControlLoop {
         return states.values().stream().allMatch(st -> st.stage == Stage.NORMAL);
     }
 
-    private void resumeOldest(NodeSnapshot snapshot, double use, List<Action> out) {
+    private void resumeOldest(NodeSnapshot snapshot, double use, long now, List<Action> out) {
         String oldest = null;
         long at = Long.MAX_VALUE;
         for (Map.Entry<String, State> e : states.entrySet()) {
@@ -243,6 +248,7 @@ public final class Deferral implements ControlLoop {
                 ls.pendingCompactionBytes(),
                 ls.l0Files());
         st.stage = Stage.NORMAL;
+        st.resumedAt = now;
         out.add(new Action.SetPendingCompactionLimits(
                 oldest,
                 st.savedSoft,

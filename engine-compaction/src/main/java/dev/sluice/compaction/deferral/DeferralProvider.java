@@ -60,6 +60,14 @@ public final class DeferralProvider implements ControlLoopProvider {
             "s",
             "files handed to a manual compaction that has not started after this long may be chosen again");
 
+    static final Option<Double> RESUME_HOLD_S = Option.doubleOption(
+            "resume.hold.s",
+            30,
+            0,
+            3600,
+            "s",
+            "a resumed partition is not suspended again for this long, so its deferred compactions can run");
+
     @Override
     public String name() {
         return Deferral.NAME;
@@ -85,7 +93,8 @@ public final class DeferralProvider implements ControlLoopProvider {
                 L0_FILES,
                 INTRA_L0_MIN,
                 INTRA_L0_MAX,
-                PENDING_TIMEOUT_S);
+                PENDING_TIMEOUT_S,
+                RESUME_HOLD_S);
     }
 
     @Override
@@ -100,6 +109,7 @@ public final class DeferralProvider implements ControlLoopProvider {
                 ctx.get(L0_FILES),
                 ctx.get(INTRA_L0_MIN),
                 ctx.get(INTRA_L0_MAX),
-                (long) (ctx.get(PENDING_TIMEOUT_S) * 1e9)));
+                (long) (ctx.get(PENDING_TIMEOUT_S) * 1e9),
+                (long) (ctx.get(RESUME_HOLD_S) * 1e9)));
     }
 }

@@ -160,7 +160,7 @@ class DeferralTest {
 
     @Test
     void maxPartitionsTakesThoseMostOverBudgetFirst() {
-        Deferral one = new Deferral(new Deferral.Settings(0.8, 0.6, 3, 46, 1, 0.6, 4, 4, 8, 60 * SEC));
+        Deferral one = new Deferral(new Deferral.Settings(0.8, 0.6, 3, 46, 1, 0.6, 4, 4, 8, 60 * SEC, 30 * SEC));
         one.decide(snap(SEC, 0.9, new P("a", 20, 100, 0), new P("b", 40, 100, 0)), SEC);
         assertThat(one.stage("b")).isEqualTo(Stage.STAGE1);
         assertThat(one.stage("a")).isEqualTo(Stage.NORMAL);
@@ -264,6 +264,21 @@ class DeferralTest {
     }
 
     @Test
+    void aResumedPartitionIsNotSuspendedAgainWhileItWorksOffItsDebt() {
+        d.decide(snap(SEC, 0.9, new P("a", 50, 100, 0)), SEC);
+        for (int t = 2; t <= 4; t++) {
+            d.decide(snap(t * SEC, 0.2, new P("a", 0, 100, 0)), t * SEC);
+        }
+        assertThat(d.stage("a")).isEqualTo(Stage.NORMAL);
+        // the deferred compactions now fill the device: within the hold (30 s) that is no reason to defer them again
+        assertThat(d.decide(snap(10 * SEC, 0.95, new P("a", 50, 100, 0)), 10 * SEC))
+                .isEmpty();
+        assertThat(d.stage("a")).isEqualTo(Stage.NORMAL);
+        d.decide(snap(35 * SEC, 0.95, new P("a", 50, 100, 0)), 35 * SEC);
+        assertThat(d.stage("a")).as("after the hold").isEqualTo(Stage.STAGE1);
+    }
+
+    @Test
     void overTheWatermarkWithNobodyOverBudgetTheLargestBackgroundUserIsDeferred() {
         d.decide(snap(SEC, 0.95, new P("a", 2, 1000, 0), new P("b", 3, 1000, 0)), SEC);
         assertThat(d.stage("b")).isEqualTo(Stage.STAGE1);
@@ -272,10 +287,10 @@ class DeferralTest {
 
     @Test
     void badSettingsAreRefusedNamingTheOptions() {
-        assertThatThrownBy(() -> new Deferral.Settings(0.6, 0.8, 3, 46, 0, 0.6, 4, 4, 8, SEC))
+        assertThatThrownBy(() -> new Deferral.Settings(0.6, 0.8, 3, 46, 0, 0.6, 4, 4, 8, SEC, SEC))
                 .hasMessageContaining("control.deferral.low")
                 .hasMessageContaining("control.deferral.high");
-        assertThatThrownBy(() -> new Deferral.Settings(0.8, 0.6, 3, 46, 0, 0.6, 4, 6, 4, SEC))
+        assertThatThrownBy(() -> new Deferral.Settings(0.8, 0.6, 3, 46, 0, 0.6, 4, 6, 4, SEC, SEC))
                 .hasMessageContaining("intra.l0.max");
     }
 }
