@@ -60,7 +60,86 @@ public final class TenantReport {
             }
             sb.append('\n').append(bar(s)).append('\n');
         }
+        sb.append(normallyServed(stacks));
         return sb.toString();
+    }
+
+    /**
+     * With a tenant SLO ({@code [tenants] slo.ms}): per phase (rows) and stack (columns) the share of requests served
+     * normally over all tenants (weighted by what each offered) and the highest tenant p99; then the over-subscription
+     * bar when the stacks {@code flexengine} and {@code rocksdb} and the phase {@code bosr-3} exist. Empty otherwise.
+     */
+    static String normallyServed(List<Results.Stack> stacks) {
+        List<Results.Stack> with = stacks.stream()
+                .filter(s ->
+                        s.tenants() != null && s.tenants().stream().anyMatch(t -> t.normallyServedFraction() != null))
+                .toList();
+        if (with.isEmpty()) {
+            return "";
+        }
+        List<String> phases = new ArrayList<>();
+        for (Results.Tenant t : with.get(0).tenants()) {
+            if (!phases.contains(t.phase())) {
+                phases.add(t.phase());
+            }
+        }
+        StringBuilder sb = new StringBuilder("### Normally served\n\n");
+        sb.append("Share of requests completed within the tenant SLO, not throttled and not refused (all tenants,")
+                .append(" weighted by offered load; a lower bound, see docs/results-schema.md), and the highest")
+                .append(" tenant p99.\n\n| phase |");
+        for (Results.Stack s : with) {
+            sb.append(' ')
+                    .append(s.name())
+                    .append(" normal % | ")
+                    .append(s.name())
+                    .append(" p99 ms |");
+        }
+        sb.append("\n|---|").append("---:|---:|".repeat(with.size())).append('\n');
+        for (String ph : phases) {
+            sb.append("| ").append(ph).append(" |");
+            for (Results.Stack s : with) {
+                double[] f = phaseNormal(s, ph);
+                sb.append(String.format(Locale.ROOT, " %.2f | %.2f |", f[0] * 100, f[1] / 1000));
+            }
+            sb.append('\n');
+        }
+        Results.Stack flex = with.stream()
+                .filter(s -> s.name().equals("flexengine"))
+                .findFirst()
+                .orElse(null);
+        Results.Stack stock = with.stream()
+                .filter(s -> s.name().equals("rocksdb"))
+                .findFirst()
+                .orElse(null);
+        if (flex != null && stock != null && phases.contains("bosr-3")) {
+            double[] f = phaseNormal(flex, "bosr-3"), r = phaseNormal(stock, "bosr-3");
+            double ratio = r[1] <= 0 ? Double.NaN : f[1] / r[1];
+            boolean holds = f[0] >= 0.99 && ratio <= 0.1;
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nBar (bosr-3: flexengine serves ≥ 99 %% normally and its p99 ≤ 0.1× rocksdb's): %.2f %%, p99"
+                            + " %.2f× — %s.%n",
+                    f[0] * 100,
+                    ratio,
+                    holds ? "holds" : "misses"));
+        }
+        return sb.append('\n').toString();
+    }
+
+    /** {normally served fraction weighted by offered load, highest tenant p99 in µs} of one phase. */
+    private static double[] phaseNormal(Results.Stack s, String phase) {
+        double num = 0, den = 0, p99 = 0;
+        for (Results.Tenant t : s.tenants()) {
+            if (!t.phase().equals(phase)) {
+                continue;
+            }
+            if (t.normallyServedFraction() != null) {
+                num += t.normallyServedFraction() * t.offeredPerSec();
+                den += t.offeredPerSec();
+            }
+            p99 = Math.max(p99, t.latency().p99Us());
+        }
+        return new double[] {den <= 0 ? 0 : num / den, p99};
     }
 
     /**

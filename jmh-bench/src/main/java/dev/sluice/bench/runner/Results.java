@@ -147,6 +147,9 @@ public final class Results {
      * @param latency of the requests that completed, from their intended start (so admission and quota waits count)
      * @param throttled requests that waited for the tenant's quota (0 without a quota)
      * @param refused requests refused (QuotaExceededException or OverloadedException)
+     * @param normallyServedFraction with a tenant SLO ({@code [tenants] slo.ms}): (requests completed within the SLO −
+     *     throttled requests) / requests offered, at least 0 — a lower bound, since a throttled request is assumed to be
+     *     among those within the SLO; null without an SLO
      */
     public record Tenant(
             String name,
@@ -158,7 +161,8 @@ public final class Results {
             LatencyStats latency,
             long throttled,
             long refused,
-            long errors) {}
+            long errors,
+            Double normallyServedFraction) {}
 
     /**
      * @param priorityEnv whether the node ran on Sluice's priority Env

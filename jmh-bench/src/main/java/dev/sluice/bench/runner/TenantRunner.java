@@ -311,6 +311,10 @@ final class TenantRunner {
             keyCounts[i] = new AtomicLong(pre.keys());
             t.tenantP99.put(tenants.get(i), new ArrayList<>());
         }
+        PartitionQuota[] quotaAtOpen = new PartitionQuota[n];
+        for (int i = 0; i < n; i++) {
+            quotaAtOpen[i] = parts[i].quota();
+        }
         String gaugePartition = spec.noisy();
         List<AsyncOpenLoopDriver> all = new ArrayList<>();
         AsyncOpenLoopDriver[] current = null;
@@ -417,6 +421,11 @@ final class TenantRunner {
                                 p.distribution(),
                                 p.scanLength(),
                                 scenario.seed() + 7919L * (nextPhase + 1) + 104729L * i);
+                        if (spec.quotaFollowsRate() && quotaAtOpen[i].wcu() > 0) {
+                            PartitionQuota q = quotaAtOpen[i];
+                            parts[i].setQuota(new PartitionQuota(
+                                    q.rcu(), offeredRate(tenants.get(i), p), q.overQuota(), q.maxWait(), q.burst()));
+                        }
                         acc[i] = new TenantPhase();
                         acc[i].quotaAtStart = parts[i].quotaStats();
                         current[i] = new AsyncOpenLoopDriver(
@@ -443,9 +452,18 @@ final class TenantRunner {
         return t;
     }
 
-    private static Results.Tenant tenantResult(String name, PhaseSpec p, TenantPhase a, QuotaStats end) {
+    private Results.Tenant tenantResult(String name, PhaseSpec p, TenantPhase a, QuotaStats end) {
         double s = p.durationSeconds();
         QuotaStats b = a.quotaAtStart;
+        long throttled = end.throttled() - b.throttled();
+        Double normally = null;
+        if (spec.sloMs() > 0) {
+            long sloUs = Math.round(spec.sloMs() * 1000);
+            long within = a.latency.getTotalCount() == 0 ? 0 : a.latency.getCountBetweenValues(0, sloUs);
+            normally = a.generated <= 0
+                    ? null
+                    : StackRunner.round3(Math.max(0, within - throttled) / (double) a.generated);
+        }
         return new Results.Tenant(
                 name,
                 p.name(),
@@ -454,9 +472,10 @@ final class TenantRunner {
                 StackRunner.round1((end.readUnits() - b.readUnits()) / s),
                 StackRunner.round1((end.writeUnits() - b.writeUnits()) / s),
                 LatencyStats.of(a.latency),
-                end.throttled() - b.throttled(),
+                throttled,
                 a.rejected,
-                a.errors);
+                a.errors,
+                normally);
     }
 
     private String describeRates(List<String> tenants, PhaseSpec p) {
