@@ -456,14 +456,7 @@ final class TenantRunner {
         double s = p.durationSeconds();
         QuotaStats b = a.quotaAtStart;
         long throttled = end.throttled() - b.throttled();
-        Double normally = null;
-        if (spec.sloMs() > 0) {
-            long sloUs = Math.round(spec.sloMs() * 1000);
-            long within = a.latency.getTotalCount() == 0 ? 0 : a.latency.getCountBetweenValues(0, sloUs);
-            normally = a.generated <= 0
-                    ? null
-                    : StackRunner.round3(Math.max(0, within - throttled) / (double) a.generated);
-        }
+        Double normally = normallyServed(a.latency, spec.sloMs(), throttled, a.generated);
         return new Results.Tenant(
                 name,
                 p.name(),
@@ -476,6 +469,20 @@ final class TenantRunner {
                 a.rejected,
                 a.errors,
                 normally);
+    }
+
+    /**
+     * (requests completed within {@code sloMs} − throttled) ÷ generated, at least 0 — a lower bound, as a throttled
+     * request is assumed to be among those within the SLO; null without an SLO ({@code sloMs} 0) or without requests.
+     * {@code latencyUs} holds the completed requests' latencies in µs.
+     */
+    static Double normallyServed(Histogram latencyUs, double sloMs, long throttled, long generated) {
+        if (sloMs <= 0 || generated <= 0) {
+            return null;
+        }
+        long sloUs = Math.round(sloMs * 1000);
+        long within = latencyUs.getTotalCount() == 0 ? 0 : latencyUs.getCountBetweenValues(0, sloUs);
+        return StackRunner.round3(Math.max(0, within - throttled) / (double) generated);
     }
 
     private String describeRates(List<String> tenants, PhaseSpec p) {
