@@ -234,4 +234,48 @@ public final class TenantReport {
         }
         return drawn == 0 ? null : c;
     }
+
+    /**
+     * Each partition's compaction-deferral stage per second (0 normal, 1 deep compactions suspended, 2 intra-L0 only),
+     * one step line per partition, offset by a small amount per partition so overlapping lines stay visible; null when
+     * the stack did not run the deferral controller.
+     */
+    static XYChart deferralChart(Results.Stack s, Color[] palette) {
+        if (s.deferralStage() == null || s.deferralStage().isEmpty()) {
+            return null;
+        }
+        XYChart c = new XYChartBuilder()
+                .width(1100)
+                .height(420)
+                .title("compaction deferral stage per partition — " + s.name())
+                .xAxisTitle("time (s)")
+                .yAxisTitle("stage")
+                .build();
+        c.getStyler().setMarkerSize(0);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setChartBackgroundColor(Color.WHITE);
+        c.getStyler().setPlotGridLinesVisible(true);
+        c.getStyler().setXAxisMin(0.0);
+        c.getStyler().setYAxisMin(-0.2);
+        c.getStyler().setYAxisMax(2.4);
+        int n = s.deferralStage().size(), i = 0;
+        for (Map.Entry<String, List<Integer>> e : s.deferralStage().entrySet()) {
+            List<Integer> v = e.getValue();
+            if (v.isEmpty()) {
+                continue;
+            }
+            double offset = n <= 1 ? 0 : 0.15 * i / (n - 1);
+            List<Double> xs = new ArrayList<>(), ys = new ArrayList<>();
+            for (int sec = 0; sec < v.size(); sec++) {
+                xs.add((double) sec);
+                ys.add(v.get(sec) + offset);
+                xs.add(sec + 1.0);
+                ys.add(v.get(sec) + offset);
+            }
+            XYSeries ser = c.addSeries(e.getKey(), xs, ys);
+            ser.setLineColor(palette[i++ % palette.length]);
+            ser.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        }
+        return i == 0 ? null : c;
+    }
 }

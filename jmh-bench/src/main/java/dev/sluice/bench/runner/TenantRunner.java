@@ -25,6 +25,7 @@ import dev.sluice.core.sensor.NodeSnapshot;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,7 +152,8 @@ final class TenantRunner {
                     Math.round(wall * 10) / 10.0,
                     t.windows,
                     t.tenantResults,
-                    t.tenantP99);
+                    t.tenantP99,
+                    config.controls().contains("deferral") ? t.deferralStage : null);
         }
     }
 
@@ -234,6 +236,27 @@ final class TenantRunner {
         final List<Results.Phase> phases = new ArrayList<>();
         final List<Results.Tenant> tenantResults = new ArrayList<>();
         final Map<String, List<Long>> tenantP99 = new LinkedHashMap<>();
+        final Map<String, List<Integer>> deferralStage = new LinkedHashMap<>();
+        final Map<String, Integer> stageNow = new HashMap<>();
+        long lastEventNanos = Long.MIN_VALUE;
+
+        /** Applies the deferral stage changes recorded since the last call, then appends each tenant's stage. */
+        void recordDeferralStages(SluiceNode node, List<String> tenants) {
+            long newest = lastEventNanos;
+            for (ControlEvent e : node.recentEvents()) {
+                if (e.tickerNanos() > lastEventNanos
+                        && e.outcome() == ControlEvent.Outcome.APPLIED
+                        && e.action().startsWith("deferral_stage=")) {
+                    stageNow.put(e.partition(), Integer.parseInt(e.action().substring("deferral_stage=".length())));
+                    newest = Math.max(newest, e.tickerNanos());
+                }
+            }
+            lastEventNanos = newest;
+            for (String tenant : tenants) {
+                deferralStage.computeIfAbsent(tenant, x -> new ArrayList<>()).add(stageNow.getOrDefault(tenant, 0));
+            }
+        }
+
         final Map<OpKind, Histogram> measuredLatency = new EnumMap<>(OpKind.class);
         final Histogram measuredAll = new Histogram(3);
         long rejected, errors;
@@ -357,6 +380,7 @@ final class TenantRunner {
                 }
                 maxInflight = Math.max(maxInflight, backlogMax);
                 NodeSnapshot snap = latest != null ? latest : prev;
+                t.recordDeferralStages(node, tenants);
                 WindowRecorder.Interval iv = new WindowRecorder.Interval(merged, rej, err);
                 Results.Window w =
                         StackRunner.window(k - 1, phase, iv, snap, prev, gaugePartition, backlog, backlogMax);
