@@ -167,6 +167,25 @@ public interface Action {
         }
     }
 
+    /**
+     * A compaction-deferral stage change (FlexEngine §4.3): 0 = normal, 1 = deep compactions suspended, 2 = L0→L1
+     * suspended too, intra-L0 merges only. It turns no engine knob itself (the deferral controller's other actions do);
+     * it exists so that every stage change is recorded as a control event naming the partition and the measured values.
+     */
+    record SetDeferralStage(String partition, int stage, String reason) implements Action {
+        public String knobName() {
+            return "deferral_stage";
+        }
+
+        public void applyTo(Actuators a) {
+            a.setDeferralStage(partition, stage);
+        }
+
+        public String describe() {
+            return "deferral_stage=" + stage;
+        }
+    }
+
     /** A manual compaction; its knob includes the first file so that disjoint batches do not supersede each other. */
     record CompactFiles(String partition, List<String> fileNames, int outputLevel, String reason) implements Action {
         public CompactFiles {

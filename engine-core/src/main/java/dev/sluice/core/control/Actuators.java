@@ -50,6 +50,16 @@ public interface Actuators {
      */
     void compactFiles(String partition, List<String> fileNames, int outputLevel, String reason);
 
+    /**
+     * Records a partition's compaction-deferral stage (0, 1 or 2); the default checks the partition exists and keeps
+     * nothing (the stage is carried by the control event).
+     */
+    default void setDeferralStage(String partition, int stage) {
+        if (!partitions().contains(partition)) {
+            throw new IllegalArgumentException("no partition '" + partition + "'; have " + partitions());
+        }
+    }
+
     /** The priority Env's scheduler, when the node runs on it. */
     Optional<IoControl> io();
 }

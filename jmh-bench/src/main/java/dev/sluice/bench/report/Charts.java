@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *       (write_buffer_size, MiB, right) over time, with a marker row per data overflow (L0O, RDO, MMO) at the windows
  *       whose snapshot shows it; only in runs where a stack runs the {@code adoc} controller, then for every stack.
  *   <li>{@code tenants-STACK.png}: every tenant's p99 latency per second (multi-tenant scenarios only).
+ *   <li>{@code deferral-STACK.png}: each partition's compaction-deferral stage per second (stacks running {@code
+ *       deferral} in multi-tenant scenarios).
  * </ul>
  *
  * Rendering needs fonts (headless AWT); a chart that cannot be drawn is logged and skipped, never fatal.
@@ -144,6 +146,9 @@ public final class Charts {
         for (Results.Stack s : stacks) {
             if (s.tenantWindowP99Us() != null) {
                 save(dir, "tenants-" + s.name() + ".png", out, () -> TenantReport.p99Chart(s, PALETTE));
+            }
+            if (s.deferralStage() != null) {
+                save(dir, "deferral-" + s.name() + ".png", out, () -> TenantReport.deferralChart(s, PALETTE));
             }
         }
         return out;

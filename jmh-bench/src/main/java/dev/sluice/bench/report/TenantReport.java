@@ -60,7 +60,86 @@ public final class TenantReport {
             }
             sb.append('\n').append(bar(s)).append('\n');
         }
+        sb.append(normallyServed(stacks));
         return sb.toString();
+    }
+
+    /**
+     * With a tenant SLO ({@code [tenants] slo.ms}): per phase (rows) and stack (columns) the share of requests served
+     * normally over all tenants (weighted by what each offered) and the highest tenant p99; then the over-subscription
+     * bar when the stacks {@code flexengine} and {@code rocksdb} and the phase {@code bosr-3} exist. Empty otherwise.
+     */
+    static String normallyServed(List<Results.Stack> stacks) {
+        List<Results.Stack> with = stacks.stream()
+                .filter(s ->
+                        s.tenants() != null && s.tenants().stream().anyMatch(t -> t.normallyServedFraction() != null))
+                .toList();
+        if (with.isEmpty()) {
+            return "";
+        }
+        List<String> phases = new ArrayList<>();
+        for (Results.Tenant t : with.get(0).tenants()) {
+            if (!phases.contains(t.phase())) {
+                phases.add(t.phase());
+            }
+        }
+        StringBuilder sb = new StringBuilder("### Normally served\n\n");
+        sb.append("Share of requests completed within the tenant SLO, not throttled and not refused (all tenants,")
+                .append(" weighted by offered load; a lower bound, see docs/results-schema.md), and the highest")
+                .append(" tenant p99.\n\n| phase |");
+        for (Results.Stack s : with) {
+            sb.append(' ')
+                    .append(s.name())
+                    .append(" normal % | ")
+                    .append(s.name())
+                    .append(" p99 ms |");
+        }
+        sb.append("\n|---|").append("---:|---:|".repeat(with.size())).append('\n');
+        for (String ph : phases) {
+            sb.append("| ").append(ph).append(" |");
+            for (Results.Stack s : with) {
+                double[] f = phaseNormal(s, ph);
+                sb.append(String.format(Locale.ROOT, " %.2f | %.2f |", f[0] * 100, f[1] / 1000));
+            }
+            sb.append('\n');
+        }
+        Results.Stack flex = with.stream()
+                .filter(s -> s.name().equals("flexengine"))
+                .findFirst()
+                .orElse(null);
+        Results.Stack stock = with.stream()
+                .filter(s -> s.name().equals("rocksdb"))
+                .findFirst()
+                .orElse(null);
+        if (flex != null && stock != null && phases.contains("bosr-3")) {
+            double[] f = phaseNormal(flex, "bosr-3"), r = phaseNormal(stock, "bosr-3");
+            double ratio = r[1] <= 0 ? Double.NaN : f[1] / r[1];
+            boolean holds = f[0] >= 0.99 && ratio <= 0.1;
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nBar (bosr-3: flexengine serves ≥ 99 %% normally and its p99 ≤ 0.1× rocksdb's): %.2f %%, p99"
+                            + " %.2f× — %s.%n",
+                    f[0] * 100,
+                    ratio,
+                    holds ? "holds" : "misses"));
+        }
+        return sb.append('\n').toString();
+    }
+
+    /** {normally served fraction weighted by offered load, highest tenant p99 in µs} of one phase. */
+    private static double[] phaseNormal(Results.Stack s, String phase) {
+        double num = 0, den = 0, p99 = 0;
+        for (Results.Tenant t : s.tenants()) {
+            if (!t.phase().equals(phase)) {
+                continue;
+            }
+            if (t.normallyServedFraction() != null) {
+                num += t.normallyServedFraction() * t.offeredPerSec();
+                den += t.offeredPerSec();
+            }
+            p99 = Math.max(p99, t.latency().p99Us());
+        }
+        return new double[] {den <= 0 ? 0 : num / den, p99};
     }
 
     /**
@@ -154,5 +233,49 @@ public final class TenantReport {
             drawn++;
         }
         return drawn == 0 ? null : c;
+    }
+
+    /**
+     * Each partition's compaction-deferral stage per second (0 normal, 1 deep compactions suspended, 2 intra-L0 only),
+     * one step line per partition, offset by a small amount per partition so overlapping lines stay visible; null when
+     * the stack did not run the deferral controller.
+     */
+    static XYChart deferralChart(Results.Stack s, Color[] palette) {
+        if (s.deferralStage() == null || s.deferralStage().isEmpty()) {
+            return null;
+        }
+        XYChart c = new XYChartBuilder()
+                .width(1100)
+                .height(420)
+                .title("compaction deferral stage per partition — " + s.name())
+                .xAxisTitle("time (s)")
+                .yAxisTitle("stage")
+                .build();
+        c.getStyler().setMarkerSize(0);
+        c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        c.getStyler().setChartBackgroundColor(Color.WHITE);
+        c.getStyler().setPlotGridLinesVisible(true);
+        c.getStyler().setXAxisMin(0.0);
+        c.getStyler().setYAxisMin(-0.2);
+        c.getStyler().setYAxisMax(2.4);
+        int n = s.deferralStage().size(), i = 0;
+        for (Map.Entry<String, List<Integer>> e : s.deferralStage().entrySet()) {
+            List<Integer> v = e.getValue();
+            if (v.isEmpty()) {
+                continue;
+            }
+            double offset = n <= 1 ? 0 : 0.15 * i / (n - 1);
+            List<Double> xs = new ArrayList<>(), ys = new ArrayList<>();
+            for (int sec = 0; sec < v.size(); sec++) {
+                xs.add((double) sec);
+                ys.add(v.get(sec) + offset);
+                xs.add(sec + 1.0);
+                ys.add(v.get(sec) + offset);
+            }
+            XYSeries ser = c.addSeries(e.getKey(), xs, ys);
+            ser.setLineColor(palette[i++ % palette.length]);
+            ser.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        }
+        return i == 0 ? null : c;
     }
 }

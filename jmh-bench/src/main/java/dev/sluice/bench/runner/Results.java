@@ -57,6 +57,8 @@ public final class Results {
      * @param tenants multi-tenant scenarios: one entry per tenant (partition) and phase; null otherwise
      * @param tenantWindowP99Us multi-tenant scenarios: each tenant's p99 latency per 1-s window (index = second; null
      *     where no request of the tenant completed); null otherwise
+     * @param deferralStage stacks running the {@code deferral} controller in a multi-tenant scenario: each partition's
+     *     compaction-deferral stage (0, 1, 2) at the end of each 1-s window (index = second); null otherwise
      */
     public record Stack(
             String name,
@@ -75,7 +77,8 @@ public final class Results {
             double wallSeconds,
             List<Window> windows,
             List<Tenant> tenants,
-            Map<String, List<Long>> tenantWindowP99Us) {
+            Map<String, List<Long>> tenantWindowP99Us,
+            Map<String, List<Integer>> deferralStage) {
         /** A single-tenant stack. */
         public Stack(
                 String name,
@@ -110,6 +113,7 @@ public final class Results {
                     wallSeconds,
                     windows,
                     null,
+                    null,
                     null);
         }
 
@@ -131,7 +135,8 @@ public final class Results {
                     wallSeconds,
                     windows,
                     tenants,
-                    tenantWindowP99Us);
+                    tenantWindowP99Us,
+                    deferralStage);
         }
     }
 
@@ -147,6 +152,9 @@ public final class Results {
      * @param latency of the requests that completed, from their intended start (so admission and quota waits count)
      * @param throttled requests that waited for the tenant's quota (0 without a quota)
      * @param refused requests refused (QuotaExceededException or OverloadedException)
+     * @param normallyServedFraction with a tenant SLO ({@code [tenants] slo.ms}): (requests completed within the SLO −
+     *     throttled requests) / requests offered, at least 0 — a lower bound, since a throttled request is assumed to be
+     *     among those within the SLO; null without an SLO
      */
     public record Tenant(
             String name,
@@ -158,7 +166,8 @@ public final class Results {
             LatencyStats latency,
             long throttled,
             long refused,
-            long errors) {}
+            long errors,
+            Double normallyServedFraction) {}
 
     /**
      * @param priorityEnv whether the node ran on Sluice's priority Env

@@ -25,6 +25,7 @@ import dev.sluice.core.sensor.NodeSnapshot;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,7 +152,8 @@ final class TenantRunner {
                     Math.round(wall * 10) / 10.0,
                     t.windows,
                     t.tenantResults,
-                    t.tenantP99);
+                    t.tenantP99,
+                    config.controls().contains("deferral") ? t.deferralStage : null);
         }
     }
 
@@ -234,6 +236,27 @@ final class TenantRunner {
         final List<Results.Phase> phases = new ArrayList<>();
         final List<Results.Tenant> tenantResults = new ArrayList<>();
         final Map<String, List<Long>> tenantP99 = new LinkedHashMap<>();
+        final Map<String, List<Integer>> deferralStage = new LinkedHashMap<>();
+        final Map<String, Integer> stageNow = new HashMap<>();
+        long lastEventNanos = Long.MIN_VALUE;
+
+        /** Applies the deferral stage changes recorded since the last call, then appends each tenant's stage. */
+        void recordDeferralStages(SluiceNode node, List<String> tenants) {
+            long newest = lastEventNanos;
+            for (ControlEvent e : node.recentEvents()) {
+                if (e.tickerNanos() > lastEventNanos
+                        && e.outcome() == ControlEvent.Outcome.APPLIED
+                        && e.action().startsWith("deferral_stage=")) {
+                    stageNow.put(e.partition(), Integer.parseInt(e.action().substring("deferral_stage=".length())));
+                    newest = Math.max(newest, e.tickerNanos());
+                }
+            }
+            lastEventNanos = newest;
+            for (String tenant : tenants) {
+                deferralStage.computeIfAbsent(tenant, x -> new ArrayList<>()).add(stageNow.getOrDefault(tenant, 0));
+            }
+        }
+
         final Map<OpKind, Histogram> measuredLatency = new EnumMap<>(OpKind.class);
         final Histogram measuredAll = new Histogram(3);
         long rejected, errors;
@@ -316,6 +339,10 @@ final class TenantRunner {
             keyCounts[i] = new AtomicLong(pre.keys());
             t.tenantP99.put(tenants.get(i), new ArrayList<>());
         }
+        PartitionQuota[] quotaAtOpen = new PartitionQuota[n];
+        for (int i = 0; i < n; i++) {
+            quotaAtOpen[i] = parts[i].quota();
+        }
         String gaugePartition = spec.noisy();
         List<AsyncOpenLoopDriver> all = new ArrayList<>();
         AsyncOpenLoopDriver[] current = null;
@@ -358,6 +385,7 @@ final class TenantRunner {
                 }
                 maxInflight = Math.max(maxInflight, backlogMax);
                 NodeSnapshot snap = latest != null ? latest : prev;
+                t.recordDeferralStages(node, tenants);
                 WindowRecorder.Interval iv = new WindowRecorder.Interval(merged, rej, err);
                 Results.Window w =
                         StackRunner.window(k - 1, phase, iv, snap, prev, gaugePartition, backlog, backlogMax);
@@ -423,6 +451,11 @@ final class TenantRunner {
                                 p.distribution(),
                                 p.scanLength(),
                                 scenario.seed() + 7919L * (nextPhase + 1) + 104729L * i);
+                        if (spec.quotaFollowsRate() && quotaAtOpen[i].wcu() > 0) {
+                            PartitionQuota q = quotaAtOpen[i];
+                            parts[i].setQuota(new PartitionQuota(
+                                    q.rcu(), offeredRate(tenants.get(i), p), q.overQuota(), q.maxWait(), q.burst()));
+                        }
                         acc[i] = new TenantPhase();
                         acc[i].quotaAtStart = parts[i].quotaStats();
                         current[i] = new AsyncOpenLoopDriver(
@@ -449,9 +482,11 @@ final class TenantRunner {
         return t;
     }
 
-    private static Results.Tenant tenantResult(String name, PhaseSpec p, TenantPhase a, QuotaStats end) {
+    private Results.Tenant tenantResult(String name, PhaseSpec p, TenantPhase a, QuotaStats end) {
         double s = p.durationSeconds();
         QuotaStats b = a.quotaAtStart;
+        long throttled = end.throttled() - b.throttled();
+        Double normally = normallyServed(a.latency, spec.sloMs(), throttled, a.generated);
         return new Results.Tenant(
                 name,
                 p.name(),
@@ -460,9 +495,24 @@ final class TenantRunner {
                 StackRunner.round1((end.readUnits() - b.readUnits()) / s),
                 StackRunner.round1((end.writeUnits() - b.writeUnits()) / s),
                 LatencyStats.of(a.latency),
-                end.throttled() - b.throttled(),
+                throttled,
                 a.rejected,
-                a.errors);
+                a.errors,
+                normally);
+    }
+
+    /**
+     * (requests completed within {@code sloMs} − throttled) ÷ generated, at least 0 — a lower bound, as a throttled
+     * request is assumed to be among those within the SLO; null without an SLO ({@code sloMs} 0) or without requests.
+     * {@code latencyUs} holds the completed requests' latencies in µs.
+     */
+    static Double normallyServed(Histogram latencyUs, double sloMs, long throttled, long generated) {
+        if (sloMs <= 0 || generated <= 0) {
+            return null;
+        }
+        long sloUs = Math.round(sloMs * 1000);
+        long within = latencyUs.getTotalCount() == 0 ? 0 : latencyUs.getCountBetweenValues(0, sloUs);
+        return StackRunner.round3(Math.max(0, within - throttled) / (double) generated);
     }
 
     private String describeRates(List<String> tenants, PhaseSpec p) {

@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * [device]                         any KEY: passed to the Env as env option device.KEY (iops, read.mbps, ...)
  * [phase NAME]                     duration, mode (open|closed), threads, mix, distribution, ... (see below)
  * [stack NAME]                     profile, controls, description, config.KEY, env.KEY, control.C.KEY, sysprop.KEY
- * [tenants]                        noisy, rcu, wcu, noisy.factor, noisy.phases: every partition is a tenant (TenantsSpec)
+ * [tenants]                        noisy, rcu, wcu, noisy.factor, noisy.phases, slo.ms, quota.follows.rate: every partition
+ *                                  is a tenant (TenantsSpec)
  * </pre>
  *
  * <p>Phase keys: {@code duration} (30, 30s, 2m), {@code mode}, {@code threads}, {@code mix} ({@code insert:50, read:50}:
@@ -167,7 +168,20 @@ public final class ScenarioParser {
             Option.doubleOption("wcu", 100, 0.001, 1e9, "WCU/s", "each tenant's write units per second");
     static final Option<Double> NOISY_FACTOR = Option.doubleOption(
             "noisy.factor", 5, 0.001, 1000, "x quota", "what the noisy tenant offers in its phases, x its quota rate");
-    static final OptionSet TENANTS = OptionSet.of(TENANT_RCU, TENANT_WCU, NOISY_FACTOR);
+    static final Option<Double> TENANT_SLO_MS = Option.doubleOption(
+            "slo.ms",
+            0,
+            0,
+            1e6,
+            "ms",
+            "each tenant's latency SLO: requests completed within it, not throttled and not refused are served"
+                    + " normally (normallyServedFraction); 0 = none");
+    static final Option<Boolean> QUOTA_FOLLOWS_RATE = Option.booleanOption(
+            "quota.follows.rate",
+            false,
+            "at each phase start set every quota-enforcing tenant's WCU quota to the phase's rate");
+    static final OptionSet TENANTS =
+            OptionSet.of(TENANT_RCU, TENANT_WCU, NOISY_FACTOR, TENANT_SLO_MS, QUOTA_FOLLOWS_RATE);
 
     /** A whole number, optionally with a k, m or g suffix (powers of 1024) and underscores. */
     private static Option<Long> size(String name, Long def, long min, long max, String unit, String doc) {
@@ -544,7 +558,9 @@ public final class ScenarioParser {
         double rcu = s.get(TENANT_RCU);
         double wcu = s.get(TENANT_WCU);
         double factor = s.get(NOISY_FACTOR);
-        List<String> noisyPhases = splitList(s.required("noisy.phases"));
+        List<String> noisyPhases = splitList(s.str("noisy.phases", ""));
+        double sloMs = s.get(TENANT_SLO_MS);
+        boolean follows = s.get(QUOTA_FOLLOWS_RATE);
         s.finish("noisy, noisy.phases, " + String.join(", ", TENANTS.names()));
         for (String p : noisyPhases) {
             if (phases.stream().noneMatch(ph -> ph.name().equals(p))) {
@@ -575,7 +591,7 @@ public final class ScenarioParser {
                                 + " (set config.partitions)");
             }
         }
-        return new TenantsSpec(noisy, rcu, wcu, factor, noisyPhases);
+        return new TenantsSpec(noisy, rcu, wcu, factor, noisyPhases, sloMs, follows);
     }
 
     private static String stripExtension(String n) {

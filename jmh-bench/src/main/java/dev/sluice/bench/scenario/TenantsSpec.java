@@ -11,11 +11,26 @@ import java.util.List;
  * own {@code config.partition.<name>.*} keys: the stock stack does not.
  *
  * @param noisy the tenant whose load changes
- * @param noisyPhases phases in which {@code noisy} offers {@code noisyFactor} × its quota rate
+ * @param noisyPhases phases in which {@code noisy} offers {@code noisyFactor} × its quota rate (may be empty)
+ * @param sloMs each tenant's latency SLO in ms: a write unit is served normally when it completes within it, was not
+ *     throttled and not refused (FlexEngine §5.3); 0 = no SLO (no {@code normallyServedFraction})
+ * @param quotaFollowsRate at each phase start, a tenant whose stack sets a quota gets its WCU quota set to the phase's
+ *     rate (over-subscription scenarios: every tenant offers exactly its reservation)
  */
-public record TenantsSpec(String noisy, double rcu, double wcu, double noisyFactor, List<String> noisyPhases) {
+public record TenantsSpec(
+        String noisy,
+        double rcu,
+        double wcu,
+        double noisyFactor,
+        List<String> noisyPhases,
+        double sloMs,
+        boolean quotaFollowsRate) {
     public TenantsSpec {
         noisyPhases = List.copyOf(noisyPhases);
+    }
+
+    public TenantsSpec(String noisy, double rcu, double wcu, double noisyFactor, List<String> noisyPhases) {
+        this(noisy, rcu, wcu, noisyFactor, noisyPhases, 0, false);
     }
 
     /**
