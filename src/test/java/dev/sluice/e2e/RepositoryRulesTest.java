@@ -239,7 +239,7 @@ class RepositoryRulesTest {
      * rocksdbjni; keep this list and the filters in cassandra-plugin/pom.xml in step.
      */
     static final DescribedPredicate<JavaClass> ENGINE_NEUTRAL = DescribedPredicate.describe(
-            "are engine-neutral (core control/sensor/config, the admission SPI, ratelimit.admission, compaction..)",
+            "are engine-neutral (core control/sensor/config/quota, the admission and read-cache SPIs, ratelimit.admission, compaction.. except compaction.rocksdb)",
             k -> {
                 JavaClass c = k.isArray() ? k.getBaseComponentType() : k; // RequestKind[] is RequestKind
                 String pkg = c.getPackageName();
@@ -249,12 +249,15 @@ class RepositoryRulesTest {
                 return pkg.startsWith("dev.sluice.core.control")
                         || pkg.startsWith("dev.sluice.core.sensor")
                         || pkg.startsWith("dev.sluice.core.config")
+                        || pkg.startsWith("dev.sluice.core.quota")
                         || pkg.startsWith("dev.sluice.ratelimit.admission")
-                        || pkg.startsWith("dev.sluice.compaction")
+                        || (pkg.startsWith("dev.sluice.compaction") && !pkg.startsWith("dev.sluice.compaction.rocksdb"))
                         || Set.of(
                                         "dev.sluice.core.spi.AdmissionGate",
                                         "dev.sluice.core.spi.IoControl",
                                         "dev.sluice.core.spi.IoPolicy",
+                                        "dev.sluice.core.spi.ReadCache",
+                                        "dev.sluice.core.QuotaExceededException",
                                         "dev.sluice.core.RequestKind",
                                         "dev.sluice.core.ConfigException",
                                         "dev.sluice.core.SluiceException",

@@ -1,4 +1,4 @@
-package dev.sluice.compaction.vlsm;
+package dev.sluice.compaction.rocksdb;
 
 import dev.sluice.core.spi.Profile;
 import org.rocksdb.BlockBasedTableConfig;

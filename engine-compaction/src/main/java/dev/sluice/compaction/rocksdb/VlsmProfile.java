@@ -1,4 +1,4 @@
-package dev.sluice.compaction.vlsm;
+package dev.sluice.compaction.rocksdb;
 
 import dev.sluice.core.spi.Profile;
 import org.rocksdb.BlockBasedTableConfig;
@@ -23,7 +23,7 @@ import org.rocksdb.Options;
  *   <li>{@code compaction_pri = kMinOverlappingRatio}: L1→L2 picks the L1 file with the least L2 overlap per byte
  *       (§4.2.2; the paper uses the same RocksDB picker).
  *   <li>L0 triggers stay RocksDB's (4/20/36): without the {@code vlsm-l0} controller RocksDB's own tiered L0→L1
- *       compaction runs; with it, the controller moves one L0 SST at a time (see {@link VlsmL0}).
+ *       compaction runs; with it, the controller moves one L0 SST at a time (see {@link dev.sluice.compaction.vlsm.VlsmL0}).
  * </ul>
  *
  * <p>{@link #ofSstBytes} scales the same shape to another SST size (tests use a small one).
