@@ -162,7 +162,8 @@ final class CassandraSensors {
                 0,
                 -1,
                 0,
-                PartitionHealth.OK);
+                PartitionHealth.OK,
+                -1);
     }
 
     void forget(String table) {

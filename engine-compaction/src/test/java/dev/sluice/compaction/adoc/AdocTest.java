@@ -99,7 +99,8 @@ class AdocTest {
                     0,
                     -1,
                     0,
-                    PartitionHealth.OK);
+                    PartitionHealth.OK,
+                    -1);
         }
 
         /** One tick of {@code seconds} on the fake clock; the actions are applied like the actuators would. */

@@ -71,7 +71,8 @@ class CompactionPriorityTest {
                 0,
                 -1,
                 0,
-                dev.sluice.core.sensor.PartitionHealth.OK);
+                dev.sluice.core.sensor.PartitionHealth.OK,
+                -1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

@@ -110,7 +110,8 @@ class DeferralTest {
                             0,
                             -1,
                             0,
-                            PartitionHealth.OK));
+                            PartitionHealth.OK,
+                            -1));
         }
         return new NodeSnapshot(now, m, IoStats.EMPTY, IoStats.EMPTY, use);
     }

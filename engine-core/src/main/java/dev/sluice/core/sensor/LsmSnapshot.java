@@ -44,8 +44,8 @@ import java.util.List;
  * @param intraL0MergeBytes input bytes of the running intra-L0 compactions (L0 files merged into one L0 file, which
  *     RocksDB runs when the base level is busy): their output stays in L0, so they drain nothing; 0 when none runs
  * @param health the partition's background-error state when sampled ({@link PartitionHealth#OK} when healthy)
- * @param l0CompactionTrigger level0_file_num_compaction_trigger; -1 when unknown (snapshots built with the older
- *     constructor)
+ * @param l0CompactionTrigger level0_file_num_compaction_trigger; -1 when unknown (e.g. a Cassandra table, which has
+ *     no such trigger)
  */
 public record LsmSnapshot(
         String partition,
@@ -89,80 +89,6 @@ public record LsmSnapshot(
         if (health == null) {
             health = PartitionHealth.OK;
         }
-    }
-
-    /** The snapshot without {@code l0CompactionTrigger} (unknown, -1): the constructor before that field existed. */
-    public LsmSnapshot(
-            String partition,
-            long timeNanos,
-            long intervalNanos,
-            long memtableBytes,
-            long activeMemtableBytes,
-            long memtableBudgetBytes,
-            int immutableMemtables,
-            long writeBufferSize,
-            int maxWriteBufferNumber,
-            int l0SlowdownTrigger,
-            int l0StopTrigger,
-            List<LevelInfo> levels,
-            long pendingCompactionBytes,
-            long softPendingLimit,
-            long hardPendingLimit,
-            StallCondition stall,
-            long stallMicros,
-            int runningFlushes,
-            int runningCompactions,
-            int maxBackgroundJobs,
-            boolean autoCompactionsDisabled,
-            long flushBytes,
-            long compactionReadBytes,
-            long compactionWriteBytes,
-            long walBytes,
-            OpCounters ops,
-            OpCounters opsDelta,
-            IoStats io,
-            IoStats ioDelta,
-            double admissionRate,
-            int admissionQueued,
-            double l0MergeProgress,
-            long intraL0MergeBytes,
-            PartitionHealth health) {
-        this(
-                partition,
-                timeNanos,
-                intervalNanos,
-                memtableBytes,
-                activeMemtableBytes,
-                memtableBudgetBytes,
-                immutableMemtables,
-                writeBufferSize,
-                maxWriteBufferNumber,
-                l0SlowdownTrigger,
-                l0StopTrigger,
-                levels,
-                pendingCompactionBytes,
-                softPendingLimit,
-                hardPendingLimit,
-                stall,
-                stallMicros,
-                runningFlushes,
-                runningCompactions,
-                maxBackgroundJobs,
-                autoCompactionsDisabled,
-                flushBytes,
-                compactionReadBytes,
-                compactionWriteBytes,
-                walBytes,
-                ops,
-                opsDelta,
-                io,
-                ioDelta,
-                admissionRate,
-                admissionQueued,
-                l0MergeProgress,
-                intraL0MergeBytes,
-                health,
-                -1);
     }
 
     /** Memory-buffer watermark in [0, 1+]: memtableBytes / memtableBudgetBytes (CruiseDB's y_k). */

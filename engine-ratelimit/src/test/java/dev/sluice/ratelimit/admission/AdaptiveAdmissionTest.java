@@ -104,7 +104,8 @@ class AdaptiveAdmissionTest {
                 queuedNext,
                 l0MergeProgress,
                 intraL0MergeBytes,
-                dev.sluice.core.sensor.PartitionHealth.OK);
+                dev.sluice.core.sensor.PartitionHealth.OK,
+                -1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, nodeIoDelta, 0);
     }
 
