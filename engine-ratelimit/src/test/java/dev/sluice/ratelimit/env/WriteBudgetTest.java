@@ -1,5 +1,8 @@
 package dev.sluice.ratelimit.env;
 
+import static dev.sluice.ratelimit.env.NativeTestSupport.fill;
+import static dev.sluice.ratelimit.env.NativeTestSupport.key;
+import static dev.sluice.ratelimit.env.NativeTestSupport.options;
 import static dev.sluice.ratelimit.env.NativeTestSupport.requireNative;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.spi.IoPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,6 +18,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
 
 /**
  * The node scheduler's write-bytes budget (DEVICE.md, "The write budget") on the real native Env and its emulated
@@ -124,6 +132,48 @@ class WriteBudgetTest {
                 env.setPolicy(IoPolicy.passThrough()); // releases the waiting writers
                 flushWriters.stop();
                 compactionWriters.stop();
+            }
+        }
+    }
+
+    /**
+     * Real RocksDB (WAL, flush, compaction, Gets) under flexengine with the device: the scheduler's granted write bytes
+     * are exactly the bytes the device wrote (every write took write tokens, nothing else did), and reads leave them
+     * unchanged.
+     */
+    @Test
+    void rocksDbWritesAndOnlyWritesTakeWriteTokens(@TempDir Path tmp) throws Exception {
+        PriorityEnvConfig config = PriorityEnvConfig.fromOptions(Map.of(
+                "policy", "flexengine",
+                "device.enabled", "true",
+                "device.iops", "0",
+                "device.write.mbps", "64",
+                "device.latency.us", "0"));
+        try (PriorityEnv env = PriorityEnv.open(config)) {
+            Path dir = tmp.resolve("wb");
+            env.registerPartition("wb", dir);
+            try (Options o = options(env, false);
+                    RocksDB db = RocksDB.open(o, dir.toString());
+                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                for (int f = 0; f < 3; f++) {
+                    fill(db, 0, 2000, 1000);
+                    db.flush(fo);
+                }
+                db.compactRange();
+                long written = env.deviceStats().writeBytes();
+                assertThat(written).as("WAL, flush and compaction output").isGreaterThan(4_000_000);
+                assertThat(env.schedulerStats().grantedWriteBytes()).isEqualTo(written);
+                long readBefore = env.deviceStats().readBytes();
+                for (int i = 0; i < 2000; i += 7) {
+                    assertThat(db.get(key(i))).isNotNull();
+                }
+                assertThat(env.deviceStats().readBytes())
+                        .as("Gets read from the device")
+                        .isGreaterThan(readBefore);
+                assertThat(env.schedulerStats().grantedWriteBytes())
+                        .as("reads take no write tokens")
+                        .isEqualTo(env.deviceStats().writeBytes());
+                assertThat(env.deviceStats().writeBytes()).isEqualTo(written);
             }
         }
     }
