@@ -38,7 +38,7 @@ extern "C" {
 
 #define BRIDGE(ret, name) JNIEXPORT ret JNICALL Java_dev_sluice_ratelimit_env_NativeBridge_##name
 
-BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 2; }
+BRIDGE(jint, abiVersion)(JNIEnv*, jclass) { return 3; }
 
 BRIDGE(jint, statFields)(JNIEnv*, jclass) { return sluice::kStatFields; }
 
@@ -147,7 +147,8 @@ BRIDGE(void, setForegroundMaxWait)(JNIEnv*, jclass, jlong h, jlong ns) {
 
 BRIDGE(void, setPolicy)
 (JNIEnv* env, jclass, jlong h, jint kind, jintArray tiers, jdoubleArray weights, jboolean strict_top,
- jlong starvation_ns, jdouble node_ops, jdouble node_bytes, jdouble paid_iops, jdouble min_window) {
+ jlong starvation_ns, jdouble node_ops, jdouble node_bytes, jdouble node_write_bytes, jdouble paid_iops,
+ jdouble min_window) {
   sluice::PolicyParams p;
   p.kind = kind;
   jint t[sluice::kNumClasses];
@@ -160,6 +161,7 @@ BRIDGE(void, setPolicy)
   p.starvation_ns = starvation_ns < 0 ? 0 : static_cast<uint64_t>(starvation_ns);
   p.node_ops = node_ops;
   p.node_bytes = node_bytes;
+  p.node_write_bytes = node_write_bytes;
   p.paid_iops = paid_iops;
   p.min_window = min_window;
   State(h)->sched.SetPolicy(p);

@@ -249,7 +249,7 @@ IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_byte
   uint64_t wait = 0;
   int tier = -1;
   bool release = false;
-  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, req_bytes, nops, units, &tier, &release, f.part);
+  if (s.SchedulingOn()) wait = s.Schedule(cls, urgent, op == kOpWrite, req_bytes, nops, units, &tier, &release, f.part);
   const uint64_t t0 = NowNanos();
   if (emulate && s.device.Enabled()) SleepUntil(s.device.Admit(op, req_bytes, units, nops == 0 ? 1 : nops, t0));
   IoOutcome out = fn();

@@ -154,8 +154,8 @@ void EnvState::ReadStats(int idx, long* out) {
   if (p != nullptr) add(p);
 }
 
-uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
-                            bool* release, Partition* part) {
+uint64_t EnvState::Schedule(int cls, bool urgent, bool write, uint64_t bytes, uint32_t ops, uint64_t units,
+                            int* tier, bool* release, Partition* part) {
   // A foreground I/O may hold RocksDB's write-group leadership (WAL) or a user thread: its total wait is bounded.
   const bool fg = urgent || cls == kWal || cls == kUserGet || cls == kUserScan || cls == kMeta;
   const uint64_t max_wait = fg ? fg_max_wait_ns.load(std::memory_order_relaxed) : 0;
@@ -170,7 +170,7 @@ uint64_t EnvState::Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, 
   }
   if (sched.Active()) {
     bool late = false;
-    w += sched.Acquire(cls, urgent, bytes, units, overrun ? NowNanos() : deadline, tier, release, &late);
+    w += sched.Acquire(cls, urgent, write, bytes, units, overrun ? NowNanos() : deadline, tier, release, &late);
     overrun = overrun || late;
   }
   if (overrun) overruns.fetch_add(1, std::memory_order_relaxed);
@@ -258,6 +258,13 @@ uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, b
 
 namespace {
 constexpr double kNodeBurstSeconds = 0.02;
+// Burst of the write-bytes budget. Whatever the scheduler releases beyond the device's write bandwidth waits in the
+// device's FIFO write queue (ContractDevice::Admit, write_free_), and a WAL write arriving then completes only after
+// it: the bucket's content is the extra latency a WAL write can see. The byte bucket's 20 ms would allow 20 ms of
+// such queueing on top of the chunk in flight; 5 ms keeps the worst case near one chunk time (256 KiB at 40 MiB/s is
+// 6.25 ms) while still absorbing the scheduler's wake-up lateness on a busy machine, so the budget is not wasted.
+// A grant only needs tokens > 0 (a chunk may take the bucket negative), so the burst need not hold a whole chunk.
+constexpr double kNodeWriteBurstSeconds = 0.005;
 }
 
 namespace {
@@ -283,6 +290,7 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
   }
   if (!(p.node_ops > 0) || std::isinf(p.node_ops)) p.node_ops = 0;
   if (!(p.node_bytes > 0) || std::isinf(p.node_bytes)) p.node_bytes = 0;
+  if (!(p.node_write_bytes > 0) || std::isinf(p.node_write_bytes)) p.node_write_bytes = 0;
   if (!(p.paid_iops > 0) || std::isinf(p.paid_iops)) p.paid_iops = 0;
   p.min_window = std::min(std::max(p.min_window, 0.0), 1.0);
   p_ = p;
@@ -290,6 +298,7 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
   last_refill_ = now;
   tok_ops_ = p_.node_ops * kNodeBurstSeconds;
   tok_bytes_ = p_.node_bytes * kNodeBurstSeconds;
+  tok_wbytes_ = p_.node_write_bytes * kNodeWriteBurstSeconds;
   sec_start_ = SecondFloor(now);
   sec_tokens_ = p_.paid_iops;
   for (int t = 0; t < kMaxTiers; t++) {
@@ -329,10 +338,13 @@ PolicyParams NodeScheduler::Policy() {
 }
 
 void NodeScheduler::Refill(uint64_t now) {
-  if (RateMode() && now > last_refill_) {
+  if ((RateMode() || p_.node_write_bytes > 0) && now > last_refill_) {
     double dt = static_cast<double>(now - last_refill_) / 1e9;
     if (p_.node_ops > 0) tok_ops_ = std::min(tok_ops_ + dt * p_.node_ops, p_.node_ops * kNodeBurstSeconds);
     if (p_.node_bytes > 0) tok_bytes_ = std::min(tok_bytes_ + dt * p_.node_bytes, p_.node_bytes * kNodeBurstSeconds);
+    if (p_.node_write_bytes > 0) {
+      tok_wbytes_ = std::min(tok_wbytes_ + dt * p_.node_write_bytes, p_.node_write_bytes * kNodeWriteBurstSeconds);
+    }
     last_refill_ = now;
   }
   if (p_.kind == kTimeWindows && now >= sec_start_ + 1000000000UL) {
@@ -374,16 +386,29 @@ bool NodeScheduler::Eligible(int tier, uint64_t now, bool starving) const {
       if (RateMode()) return (p_.node_ops <= 0 || tok_ops_ > 0) && (p_.node_bytes <= 0 || tok_bytes_ > 0);
       if (InflightMode() && !starving) {
         for (int t = 0; t < tier; t++) {
-          if (inflight_[t] > 0 || !q_[t].empty()) return false;
+          if (inflight_[t] > 0 || Candidate(t) != nullptr) return false;
         }
       }
       return true;
   }
 }
 
-void NodeScheduler::Consume(int tier, uint64_t bytes, uint64_t units, uint64_t now) {
+NodeScheduler::Waiter* NodeScheduler::Candidate(int t) const {
+  for (Waiter* w : q_[t]) {
+    if (!WriteBlocked(w->tier, w->write)) return w;
+  }
+  return nullptr;
+}
+
+void NodeScheduler::Consume(int tier, bool write, uint64_t bytes, uint64_t units, uint64_t now) {
   if (p_.node_ops > 0) tok_ops_ -= static_cast<double>(units);
   if (p_.node_bytes > 0) tok_bytes_ -= static_cast<double>(bytes);
+  if (write) {
+    // tier 0 takes write tokens even when there are none (it never waits for them): the debt holds back the other
+    // tiers' writes until the device has absorbed the foreground bytes
+    if (p_.node_write_bytes > 0) tok_wbytes_ -= static_cast<double>(bytes);
+    granted_wbytes_ += bytes;
+  }
   if (p_.kind == kTimeWindows) {
     sec_tokens_ -= static_cast<double>(units);
     alloc_[tier] += static_cast<double>(units);
@@ -426,20 +451,26 @@ double NodeScheduler::BudgetUse(uint64_t now) {
 
 void NodeScheduler::Grant(Waiter* w, uint64_t now) {
   waiting_--;
-  Consume(w->tier, w->bytes, w->units, now);
+  Consume(w->tier, w->write, w->bytes, w->units, now);
   w->granted = true;
   w->cv.notify_one();
 }
 
 bool NodeScheduler::DispatchOne(uint64_t now) {
   if (waiting_ == 0) return false;
+  // Each tier is represented by its Candidate: its oldest waiter that is not a write held back by the write budget.
+  // Without a write budget (or with write tokens left) that is the queue's head, as before. A tier whose waiters are
+  // all held back by the write budget is skipped, so a read never waits for write tokens, not even behind a write of
+  // its own or of a more urgent tier.
+  Waiter* cand[kMaxTiers];
+  for (int t = 0; t < kMaxTiers; t++) cand[t] = Candidate(t);
   int pick = -1;
-  // Anti-starvation: the oldest head that has waited past the bound goes first (still subject to tokens).
+  // Anti-starvation: the oldest candidate that has waited past the bound goes first (still subject to tokens).
   if (p_.starvation_ns > 0) {
     uint64_t oldest = UINT64_MAX;
     for (int t = 1; t < kMaxTiers; t++) {
-      if (!q_[t].empty() && now - q_[t].front()->enq_ns >= p_.starvation_ns && q_[t].front()->enq_ns < oldest) {
-        oldest = q_[t].front()->enq_ns;
+      if (cand[t] != nullptr && now - cand[t]->enq_ns >= p_.starvation_ns && cand[t]->enq_ns < oldest) {
+        oldest = cand[t]->enq_ns;
         pick = t;
       }
     }
@@ -449,26 +480,26 @@ bool NodeScheduler::DispatchOne(uint64_t now) {
     switch (p_.kind) {
       case kStrictPriority:
         for (int t = 0; t < kMaxTiers; t++) {
-          if (!q_[t].empty()) {
+          if (cand[t] != nullptr) {
             if (Eligible(t, now, false)) pick = t;
             break;
           }
         }
         break;
       case kWeightedFair:
-        if (p_.strict_top && !q_[0].empty()) {
+        if (p_.strict_top && cand[0] != nullptr) {
           if (Eligible(0, now, false)) pick = 0;
         } else {
           int best = -1;
           for (int t = p_.strict_top ? 1 : 0; t < kMaxTiers; t++) {
-            if (!q_[t].empty() && (best < 0 || pass_[t] < pass_[best])) best = t;
+            if (cand[t] != nullptr && (best < 0 || pass_[t] < pass_[best])) best = t;
           }
           if (best >= 0 && Eligible(best, now, false)) pick = best;
         }
         break;
       case kTimeWindows:
         for (int t = 0; t < kMaxTiers; t++) {
-          if (!q_[t].empty() && Eligible(t, now, false)) {
+          if (cand[t] != nullptr && Eligible(t, now, false)) {
             pick = t;
             break;
           }
@@ -476,7 +507,7 @@ bool NodeScheduler::DispatchOne(uint64_t now) {
         break;
       default:
         for (int t = 0; t < kMaxTiers; t++) {
-          if (!q_[t].empty()) {
+          if (cand[t] != nullptr) {
             pick = t;
             break;
           }
@@ -484,8 +515,9 @@ bool NodeScheduler::DispatchOne(uint64_t now) {
     }
   }
   if (pick < 0) return false;
-  Waiter* w = q_[pick].front();
-  q_[pick].pop_front();
+  Waiter* w = cand[pick];
+  auto& q = q_[pick];
+  q.erase(std::find(q.begin(), q.end(), w));
   Grant(w, now);
   return true;
 }
@@ -504,6 +536,10 @@ uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
     if (p_.node_bytes > 0 && tok_bytes_ <= 0) need = std::max(need, (-tok_bytes_ + 1e-6) / p_.node_bytes);
     wake = std::min(wake, now + static_cast<uint64_t>(need * 1e9) + 1000);
   }
+  if (WriteBlocked(w->tier, w->write)) {
+    double need = (-tok_wbytes_ + 1e-6) / p_.node_write_bytes;
+    wake = std::min(wake, now + static_cast<uint64_t>(need * 1e9) + 1000);
+  }
   if (p_.kind == kTimeWindows && p_.paid_iops > 0) {
     wake = std::min(wake, sec_start_ + 1000000000UL);
     uint64_t open = sec_start_ + static_cast<uint64_t>(win_start_[w->tier] * 1e9);
@@ -516,8 +552,8 @@ uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
   return std::max(wake, now + 20000UL);
 }
 
-uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
-                               bool* release, bool* overrun) {
+uint64_t NodeScheduler::Acquire(int cls, bool urgent, bool write, uint64_t bytes, uint64_t units, uint64_t deadline_ns,
+                               int* tier, bool* release, bool* overrun) {
   std::unique_lock<std::mutex> l(mu_);
   *release = false;
   *overrun = false;
@@ -533,13 +569,14 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
   *tier = t;
   Refill(now);
   demand_[t] += static_cast<double>(units);
-  if (waiting_ == 0 && Eligible(t, now, false)) {
-    Consume(t, bytes, units, now);
+  if (waiting_ == 0 && Eligible(t, now, false) && !WriteBlocked(t, write)) {
+    Consume(t, write, bytes, units, now);
     *release = true;
     return 0;
   }
   Waiter w;
   w.tier = t;
+  w.write = write;
   w.bytes = bytes;
   w.units = units;
   w.enq_ns = now;
@@ -562,7 +599,7 @@ uint64_t NodeScheduler::Acquire(int cls, bool urgent, uint64_t bytes, uint64_t u
       auto& q = q_[w.tier];
       q.erase(std::find(q.begin(), q.end(), &w));
       waiting_--;
-      Consume(w.tier, bytes, units, now);
+      Consume(w.tier, write, bytes, units, now);
       w.granted = true;
       *overrun = true;
       Dispatch(now);
@@ -590,6 +627,7 @@ void NodeScheduler::Snapshot(long* out) {
   out[2] = waiting_;
   for (int t = 0; t < kMaxTiers; t++) out[3 + t] = static_cast<long>(win_start_[t] * 1e6);  // micro-fractions
   for (int t = 0; t < kMaxTiers; t++) out[3 + kMaxTiers + t] = inflight_[t];
+  out[3 + 2 * kMaxTiers] = static_cast<long>(granted_wbytes_);
 }
 
 // --------------------------------------------------------------------------------------------------- device ----

@@ -154,6 +154,9 @@ struct PolicyParams {
   uint64_t starvation_ns = 50000000UL;
   double node_ops = 0;    // units per second, 0 = unlimited
   double node_bytes = 0;  // bytes per second, 0 = unlimited
+  // Write-bytes budget (DEVICE.md, "The write budget"): bytes per second of write I/O (appends, positioned writes; not
+  // reads, not syncs), 0 = none. Tier 0 takes write tokens without waiting for them; other tiers' writes wait for them.
+  double node_write_bytes = 0;
   double paid_iops = 0;   // time windows: tokens per second
   double min_window = 0.1;
 };
@@ -167,12 +170,14 @@ class NodeScheduler {
   // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow
   // (every grant of a node policy: in-flight counts are kept across policy switches, so each grant is released once).
   // deadline_ns != 0: at that time the request leaves the queue, is charged as if granted and sets *overrun.
-  uint64_t Acquire(int cls, bool urgent, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
+  // `write`: the I/O is a write (kOpWrite); only writes take write-budget tokens and only they can wait for them.
+  uint64_t Acquire(int cls, bool urgent, bool write, uint64_t bytes, uint64_t units, uint64_t deadline_ns, int* tier,
                    bool* release, bool* overrun);
   void Release(int tier);
   // Units / bytes granted in the last full second, and the configured budget (0 = none).
-  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers, in flight x kMaxTiers]
-  static constexpr int kSnapshotFields = 3 + 2 * kMaxTiers;
+  // [granted units total, granted bytes total, waiting now, window starts x kMaxTiers, in flight x kMaxTiers,
+  //  granted write bytes total]
+  static constexpr int kSnapshotFields = 4 + 2 * kMaxTiers;
   void Snapshot(long* out);
   // Fraction of the node budget (node rates or paid IOPS) granted in the last full second; 0 without a budget.
   double BudgetUse(uint64_t now);
@@ -180,6 +185,7 @@ class NodeScheduler {
  private:
   struct Waiter {
     int tier;
+    bool write;
     uint64_t bytes, units, enq_ns;
     bool granted = false;
     std::condition_variable cv;
@@ -188,10 +194,17 @@ class NodeScheduler {
   bool InflightMode() const { return p_.kind == kStrictPriority && !RateMode(); }
   void Refill(uint64_t now);
   bool Eligible(int tier, uint64_t now, bool starving) const;
+  // A write of a tier below 0 while the write budget is exhausted: it waits, but nothing else waits for it.
+  bool WriteBlocked(int tier, bool write) const {
+    return write && tier > 0 && p_.node_write_bytes > 0 && tok_wbytes_ <= 0;
+  }
+  // The waiter of tier t that dispatch considers: the oldest one not WriteBlocked (reads pass write-blocked writes of
+  // their own tier), nullptr if none.
+  Waiter* Candidate(int t) const;
   bool DispatchOne(uint64_t now);
   void Dispatch(uint64_t now);
   void Grant(Waiter* w, uint64_t now);
-  void Consume(int tier, uint64_t bytes, uint64_t units, uint64_t now);
+  void Consume(int tier, bool write, uint64_t bytes, uint64_t units, uint64_t now);
   uint64_t NextWake(uint64_t now, const Waiter* w) const;
 
   std::mutex mu_;
@@ -201,7 +214,7 @@ class NodeScheduler {
   int waiting_ = 0;
   int inflight_[kMaxTiers] = {0, 0, 0, 0};
   std::atomic<int> waiting_atomic_{0};
-  double tok_ops_ = 0, tok_bytes_ = 0;
+  double tok_ops_ = 0, tok_bytes_ = 0, tok_wbytes_ = 0;
   uint64_t last_refill_ = 0;
   double pass_[kMaxTiers] = {0, 0, 0, 0};
   double vtime_ = 0;
@@ -212,7 +225,7 @@ class NodeScheduler {
   double reserve_[kMaxTiers] = {0, 0, 0, 0};  // more urgent tiers' demand in the previous second
   bool starved_[kMaxTiers] = {false, false, false, false};  // a request of the tier found the second's tokens gone
   double win_start_[kMaxTiers] = {0, 0, 0, 0};
-  uint64_t granted_units_ = 0, granted_bytes_ = 0;
+  uint64_t granted_units_ = 0, granted_bytes_ = 0, granted_wbytes_ = 0;
   uint64_t cur_sec_ = 0, prev_sec_ = 0;
   double cur_u_ = 0, cur_b_ = 0, prev_use_ = 0;
   double UseOf(double u, double b) const;
@@ -388,8 +401,9 @@ struct EnvState {
   // Class caps then node policy. `ops` data operations (a MultiRead's request count) of `bytes` in total cost `units`
   // I/O units (Σ Units(request bytes); 0 for a sync), the same number the device model is charged. Returns wait ns.
   // `part`'s background cap (if any) applies to its background I/O, after the class caps.
-  uint64_t Schedule(int cls, bool urgent, uint64_t bytes, uint32_t ops, uint64_t units, int* tier, bool* release,
-                    Partition* part = nullptr);
+  // `write`: a data write (the node scheduler's write budget applies).
+  uint64_t Schedule(int cls, bool urgent, bool write, uint64_t bytes, uint32_t ops, uint64_t units, int* tier,
+                    bool* release, Partition* part = nullptr);
   // The one place where bytes become I/O units (device.io.unit.kb): a request of up to one unit costs 1.
   uint64_t Units(uint64_t bytes) const {
     uint64_t u = device.UnitBytes();

@@ -113,21 +113,48 @@ public sealed interface IoPolicy
     }
 
     /**
-     * The node's token rate: I/O units per second and/or bytes per second; a value ≤ 0 or infinite means no limit on
-     * that dimension.
+     * The node's token rate: I/O units per second and/or bytes per second, counted over reads and writes, plus an
+     * optional separate budget for written bytes; a value ≤ 0 or infinite means no limit on that dimension.
+     *
+     * <p>The write budget ({@code writeBytesPerSecond}) is a token bucket that only write I/O takes from (appends and
+     * positioned writes: WAL, flush and compaction output; not reads, not syncs). Tier 0 writes take write tokens
+     * without waiting for them (the bucket may go negative); writes of the other tiers wait until it is positive
+     * again; reads never wait for write tokens. Set to the device's write bandwidth, it keeps the scheduler from
+     * releasing more background writes than the device absorbs, which would otherwise queue ahead of the WAL in the
+     * device (DEVICE.md in engine-ratelimit, "The write budget"). It does not by itself switch {@link StrictPriority}
+     * out of its in-flight mode: only the ops and bytes rates count for {@link #isLimited()}.
+     *
+     * @param writeBytesPerSecond written bytes per second for the node; ≤ 0 or infinite = no write budget
      */
-    record NodeBudget(double opsPerSecond, double bytesPerSecond) {
-        public static final NodeBudget UNLIMITED = new NodeBudget(0, 0);
+    record NodeBudget(double opsPerSecond, double bytesPerSecond, double writeBytesPerSecond) {
+        public static final NodeBudget UNLIMITED = new NodeBudget(0, 0, 0);
 
         public NodeBudget {
-            if (Double.isNaN(opsPerSecond) || Double.isNaN(bytesPerSecond)) {
-                throw new IllegalArgumentException("NodeBudget rates must not be NaN");
+            if (Double.isNaN(opsPerSecond) || Double.isNaN(bytesPerSecond) || Double.isNaN(writeBytesPerSecond)) {
+                throw new IllegalArgumentException("NodeBudget rates must not be NaN, got ops/s " + opsPerSecond
+                        + ", bytes/s " + bytesPerSecond + ", write bytes/s " + writeBytesPerSecond);
             }
         }
 
+        /** A budget without a separate write budget. */
+        public NodeBudget(double opsPerSecond, double bytesPerSecond) {
+            this(opsPerSecond, bytesPerSecond, 0);
+        }
+
+        /** This budget with {@code bytesPerSecond} of write budget (≤ 0 = none). */
+        public NodeBudget withWriteBytesPerSecond(double bytesPerSecond) {
+            return new NodeBudget(opsPerSecond, this.bytesPerSecond, bytesPerSecond);
+        }
+
+        /** Whether the units or bytes rate (counted over reads and writes) is limited; the write budget is not. */
         public boolean isLimited() {
             return (opsPerSecond > 0 && !Double.isInfinite(opsPerSecond))
                     || (bytesPerSecond > 0 && !Double.isInfinite(bytesPerSecond));
+        }
+
+        /** Whether there is a write budget. */
+        public boolean hasWriteBudget() {
+            return writeBytesPerSecond > 0 && !Double.isInfinite(writeBytesPerSecond);
         }
     }
 

@@ -7,15 +7,17 @@ package dev.sluice.ratelimit.env;
  */
 final class NativeBridge {
     /** Bumped with every change of a signature or of an exported array layout. */
-    static final int ABI_VERSION = 2;
+    static final int ABI_VERSION = 3;
 
     /** Fields per class in {@link #readStats} (see {@link NativeStats}). */
     static final int STAT_FIELDS = 33;
 
     static final int DEVICE_FIELDS = 9;
 
-    /** granted units, granted bytes, waiting, window starts x 4, in flight x 4, foreground overruns. */
-    static final int SCHEDULER_FIELDS = 3 + 4 + 4 + 1;
+    /**
+     * granted units, granted bytes, waiting, window starts x 4, in flight x 4, granted write bytes, foreground overruns.
+     */
+    static final int SCHEDULER_FIELDS = 3 + 4 + 4 + 1 + 1;
 
     private NativeBridge() {}
 
@@ -74,6 +76,7 @@ final class NativeBridge {
             long starvationNanos,
             double nodeOpsPerSecond,
             double nodeBytesPerSecond,
+            double nodeWriteBytesPerSecond,
             double paidIops,
             double minWindow);
 

@@ -229,7 +229,8 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             windows[t] = raw[3 + t] / 1e6;
             inFlight[t] = raw[3 + tiers + t];
         }
-        return new SchedulerStats(raw[0], raw[1], (int) raw[2], windows, inFlight, raw[3 + 2 * tiers]);
+        return new SchedulerStats(
+                raw[0], raw[1], (int) raw[2], windows, inFlight, raw[3 + 2 * tiers], raw[4 + 2 * tiers]);
     }
 
     /**
@@ -237,6 +238,8 @@ public final class PriorityEnv implements StorageEnv, IoControl {
      *
      * @param windowStarts for {@link IoPolicy.TimeWindows}: where in the current second each tier's window opens
      * @param inFlight per tier: I/Os granted by a node policy and not finished yet (kept across policy switches)
+     * @param grantedWriteBytes the part of {@code grantedBytes} that was written (appends and positioned writes), the
+     *     bytes the write budget ({@link IoPolicy.NodeBudget#writeBytesPerSecond()}) counts
      * @param foregroundOverruns foreground I/Os (WAL, user reads, META, I/O RocksDB marked urgent) that reached the
      *     foreground wait bound ({@link #setForegroundWaitBound}) and proceeded without their grant
      */
@@ -246,6 +249,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             int waiting,
             double[] windowStarts,
             long[] inFlight,
+            long grantedWriteBytes,
             long foregroundOverruns) {
         public SchedulerStats {
             windowStarts = windowStarts.clone();
@@ -308,6 +312,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         long starvation = 0;
         double nodeOps = 0;
         double nodeBytes = 0;
+        double nodeWriteBytes = 0;
         double paid = 0;
         double minWindow = 0.1;
         if (p instanceof IoPolicy.StrictPriority sp) {
@@ -315,6 +320,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             starvation = sp.starvationBound().toNanos();
             nodeOps = sp.budget().opsPerSecond();
             nodeBytes = sp.budget().bytesPerSecond();
+            nodeWriteBytes = sp.budget().writeBytesPerSecond();
         } else if (p instanceof IoPolicy.WeightedFair wf) {
             kind = 2;
             for (int i = 0; i < wf.weights().size(); i++) {
@@ -323,6 +329,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             strictTop = wf.strictTopTier();
             nodeOps = wf.budget().opsPerSecond();
             nodeBytes = wf.budget().bytesPerSecond();
+            nodeWriteBytes = wf.budget().writeBytesPerSecond();
         } else if (p instanceof IoPolicy.TimeWindows tw) {
             kind = 3;
             paid = tw.paidIops();
@@ -336,10 +343,11 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         final long sv = starvation;
         final double no = nodeOps;
         final double nb = nodeBytes;
+        final double nw = nodeWriteBytes;
         final double pd = paid;
         final double mw = minWindow;
         withState(s -> {
-            NativeBridge.setPolicy(s, k, tiers, weights, st, sv, no, nb, pd, mw);
+            NativeBridge.setPolicy(s, k, tiers, weights, st, sv, no, nb, nw, pd, mw);
             return null;
         });
         policy = p;

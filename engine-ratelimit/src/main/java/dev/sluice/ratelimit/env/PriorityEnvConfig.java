@@ -48,6 +48,18 @@ public record PriorityEnvConfig(
             Option.MIB_PER_SECOND,
             "node token rate for cruisedb/flexengine (0 = flexengine uses the device's larger bandwidth cap; cruisedb"
                     + " runs without a budget)");
+    public static final Option<Double> POLICY_NODE_WRITE_MBPS = Option.doubleOption(
+            "policy.node.write.mbps",
+            0,
+            0,
+            1e7,
+            Option.MIB_PER_SECOND,
+            "write-bytes node budget (DEVICE.md, \"The write budget\"): only writes (WAL, flush and compaction output)"
+                    + " take its tokens; background writes wait for them, foreground writes and every read never do,"
+                    + " so the scheduler releases no more writes than the device absorbs and WAL writes do not queue"
+                    + " behind background writes in the device. 0 = automatic: env.device.write.mbps for flexengine,"
+                    + " and for cruisedb with a node budget, when the device is enabled; otherwise none. Applies to"
+                    + " cruisedb, flexengine, calcspar-static and calcspar-dynamic");
     public static final Option<Double> POLICY_NODE_IOPS = Option.doubleOption(
             "policy.node.iops",
             0,
@@ -101,6 +113,7 @@ public record PriorityEnvConfig(
                 POLICY,
                 POLICY_STARVATION_MS,
                 POLICY_NODE_MBPS,
+                POLICY_NODE_WRITE_MBPS,
                 POLICY_NODE_IOPS,
                 POLICY_FLUSH_WEIGHT,
                 POLICY_COMPACTION_WEIGHT,
@@ -183,11 +196,17 @@ public record PriorityEnvConfig(
         Duration starvation = Duration.ofNanos((long) (p.get(POLICY_STARVATION_MS) * 1e6));
         double nodeBytes = p.get(POLICY_NODE_MBPS) * MIB;
         double nodeOps = p.get(POLICY_NODE_IOPS);
+        double writeBytes = p.get(POLICY_NODE_WRITE_MBPS) * MIB;
+        // the automatic write budget: the emulated device's write bandwidth (0 when disabled or uncapped)
+        double deviceWrite = deviceOn ? device.writeBytesPerSecond() : 0;
         IoPolicy policy = switch (p.get(POLICY)) {
             case "passthrough" -> IoPolicy.passThrough();
             case "cruisedb" -> {
                 IoPolicy.StrictPriority c = IoPolicy.cruiseDb(starvation);
-                yield new IoPolicy.StrictPriority(c.tiers(), starvation, new IoPolicy.NodeBudget(nodeOps, nodeBytes));
+                IoPolicy.NodeBudget b = new IoPolicy.NodeBudget(nodeOps, nodeBytes);
+                // without a node budget cruisedb stays in its in-flight mode and gets no automatic write budget
+                double w = writeBytes > 0 ? writeBytes : b.isLimited() ? deviceWrite : 0;
+                yield new IoPolicy.StrictPriority(c.tiers(), starvation, b.withWriteBytesPerSecond(w));
             }
             case "flexengine" -> {
                 double bytes = nodeBytes > 0
@@ -202,7 +221,7 @@ public record PriorityEnvConfig(
                         f.tiers(),
                         List.of(1.0, p.get(POLICY_FLUSH_WEIGHT), p.get(POLICY_COMPACTION_WEIGHT)),
                         true,
-                        new IoPolicy.NodeBudget(nodeOps, bytes));
+                        new IoPolicy.NodeBudget(nodeOps, bytes, writeBytes > 0 ? writeBytes : deviceWrite));
             }
             case "calcspar", "calcspar-static", "calcspar-dynamic" -> {
                 String name = p.get(POLICY);
@@ -215,7 +234,12 @@ public record PriorityEnvConfig(
                             + " (> 0) or enable the device with env.device.iops > 0");
                 }
                 IoPolicy.TimeWindows t = IoPolicy.calcspar(paid);
-                IoPolicy.NodeBudget budget = new IoPolicy.NodeBudget(paid, 0);
+                if (name.equals("calcspar") && writeBytes > 0) {
+                    throw new ConfigException("env.policy.node.write.mbps = " + p.get(POLICY_NODE_WRITE_MBPS)
+                            + " needs a policy with a node budget (cruisedb, flexengine, calcspar-static,"
+                            + " calcspar-dynamic); env.policy = calcspar has none");
+                }
+                IoPolicy.NodeBudget budget = new IoPolicy.NodeBudget(paid, 0, writeBytes);
                 yield switch (name) {
                     // Fig. 19 "SA": the paid IOPS split 6:3:1 among the three queues, none strict
                     case "calcspar-static" ->
@@ -227,6 +251,11 @@ public record PriorityEnvConfig(
             }
             default -> throw new IllegalStateException("unreachable: " + POLICY + " allowed " + p.get(POLICY));
         };
+        if (policy instanceof IoPolicy.PassThrough && writeBytes > 0) {
+            throw new ConfigException("env.policy.node.write.mbps = " + p.get(POLICY_NODE_WRITE_MBPS)
+                    + " needs a policy with a node budget (cruisedb, flexengine, calcspar-static, calcspar-dynamic);"
+                    + " env.policy = passthrough has none");
+        }
 
         EnumMap<IoClass, ClassLimit> limits = new EnumMap<>(IoClass.class);
         for (IoClass c : IoClass.values()) {

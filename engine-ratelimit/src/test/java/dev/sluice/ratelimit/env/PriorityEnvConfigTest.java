@@ -33,7 +33,7 @@ class PriorityEnvConfigTest {
                 assertThat(o.unit()).as(o.name()).isEqualTo("MiB/s");
             }
         }
-        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(16 + 2 * IoClass.values().length);
+        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(17 + 2 * IoClass.values().length);
     }
 
     @Test
@@ -91,6 +91,66 @@ class PriorityEnvConfigTest {
             assertThat(t.tiers().get(IoClass.COMPACTION_HIGH)).isEqualTo(1);
             assertThat(t.tiers().get(IoClass.PREFETCH)).isEqualTo(2);
         });
+    }
+
+    @Test
+    void writeBudgetIsTheDeviceWriteBandwidthForFlexEngineAndBudgetedCruiseDbOnly() {
+        double mib = 1024 * 1024;
+        IoPolicy.NodeBudget flex = budgetOf(PriorityEnvConfig.fromOptions(
+                Map.of("policy", "flexengine", "device.enabled", "true", "device.write.mbps", "40")));
+        assertThat(flex.bytesPerSecond()).isEqualTo(125 * mib); // max(read, write) as before
+        assertThat(flex.writeBytesPerSecond()).isEqualTo(40 * mib);
+        // the option overrides the automatic value
+        assertThat(budgetOf(PriorityEnvConfig.fromOptions(Map.of(
+                                "policy", "flexengine", "device.enabled", "true", "policy.node.write.mbps", "30")))
+                        .writeBytesPerSecond())
+                .isEqualTo(30 * mib);
+        // flexengine on a node budget without the device: no device bandwidth to follow
+        assertThat(budgetOf(PriorityEnvConfig.fromOptions(Map.of("policy", "flexengine", "policy.node.mbps", "100")))
+                        .hasWriteBudget())
+                .isFalse();
+        // cruisedb without a node budget stays in its in-flight mode, without a write budget
+        IoPolicy.NodeBudget cruise =
+                budgetOf(PriorityEnvConfig.fromOptions(Map.of("policy", "cruisedb", "device.enabled", "true")));
+        assertThat(cruise.isLimited()).isFalse();
+        assertThat(cruise.hasWriteBudget()).isFalse();
+        assertThat(budgetOf(PriorityEnvConfig.fromOptions(
+                                Map.of("policy", "cruisedb", "device.enabled", "true", "policy.node.mbps", "100")))
+                        .writeBytesPerSecond())
+                .isEqualTo(125 * mib);
+        // set explicitly, it applies to cruisedb in its in-flight mode too (which stays in that mode)
+        IoPolicy.NodeBudget explicit =
+                budgetOf(PriorityEnvConfig.fromOptions(Map.of("policy", "cruisedb", "policy.node.write.mbps", "20")));
+        assertThat(explicit.isLimited()).isFalse();
+        assertThat(explicit.writeBytesPerSecond()).isEqualTo(20 * mib);
+        // calcspar's allocators keep their behaviour unless the option is set
+        assertThat(budgetOf(PriorityEnvConfig.fromOptions(
+                                Map.of("policy", "calcspar-dynamic", "device.enabled", "true")))
+                        .hasWriteBudget())
+                .isFalse();
+        for (String policy : new String[] {"calcspar", "passthrough"}) {
+            assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(
+                            Map.of("policy", policy, "device.enabled", "true", "policy.node.write.mbps", "20")))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("env.policy.node.write.mbps")
+                    .hasMessageContaining("env.policy = " + policy + " has none");
+        }
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy.node.write.mbps", "-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.policy.node.write.mbps");
+        assertThatThrownBy(() -> new IoPolicy.NodeBudget(0, 0, Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("write bytes/s NaN");
+    }
+
+    private static IoPolicy.NodeBudget budgetOf(PriorityEnvConfig c) {
+        if (c.policy() instanceof IoPolicy.WeightedFair w) {
+            return w.budget();
+        }
+        if (c.policy() instanceof IoPolicy.StrictPriority s) {
+            return s.budget();
+        }
+        throw new AssertionError("no node budget in " + c.policy());
     }
 
     @Test
