@@ -837,21 +837,34 @@ final class NodeImpl implements SluiceNode {
      * interrupted, fail with IllegalStateException — no future is left pending.
      */
     private void drainAsync() {
-        asyncPool.shutdown();
         boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        // requests waiting in a partition's own queue (async.partition.threads) reach the pool as slots free up:
+        // let them get there before the pool stops taking work, within the same 60 s
         try {
-            if (!asyncPool.awaitTermination(60, TimeUnit.SECONDS)) {
+            while (partitions.values().stream().anyMatch(p -> p.asyncWaiting() > 0) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        asyncPool.shutdown();
+        try {
+            long left = Math.max(0, deadline - System.nanoTime());
+            if (!interrupted && !asyncPool.awaitTermination(left, TimeUnit.NANOSECONDS)) {
                 log.warn("async requests did not finish within 60 s; failing the rest");
             }
         } catch (InterruptedException e) {
             interrupted = true;
         }
+        IllegalStateException notRun =
+                new IllegalStateException("Sluice node at " + config.dataDir() + " closed before the request ran");
         for (Runnable r : asyncPool.shutdownNow()) {
             if (r instanceof RocksPartition.AsyncTask<?> t) {
-                t.fail(new IllegalStateException(
-                        "Sluice node at " + config.dataDir() + " closed before the request ran"));
+                t.fail(notRun);
             }
         }
+        partitions.values().forEach(p -> p.failAsyncWaiting(notRun));
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

@@ -67,6 +67,9 @@ final class RocksPartition implements Partition {
     private final ConcurrentTaskLimiterImpl compactionLimiter;
     private final SluiceConfig config;
     private final ExecutorService asyncPool;
+    /** This partition's share of {@link #asyncPool} ({@code async.partition.threads}). */
+    private final PartitionAsyncSlots asyncSlots;
+
     private final Supplier<LsmSnapshot> snapshotSupplier;
     private volatile AdmissionGate gate = AdmissionGate.OPEN;
     /** Read cache hook (see {@link ReadCache} for the coherence protocol); null when none is installed. */
@@ -119,6 +122,8 @@ final class RocksPartition implements Partition {
         this.compactionLimiter = compactionLimiter;
         this.config = config;
         this.asyncPool = asyncPool;
+        this.asyncSlots = new PartitionAsyncSlots(
+                asyncPool, config.asyncPartitionThreads(), config.asyncQueueCapacity(), this::poolRejected);
         this.snapshotSupplier = snapshotSupplier;
         this.maxBackgroundJobs = options.maxBackgroundJobs();
         this.quota = new TenantQuota(name, config.quota(name), System::nanoTime, TenantQuota.Waiter.SYSTEM);
@@ -327,7 +332,7 @@ final class RocksPartition implements Partition {
                         return;
                     }
                     try {
-                        asyncPool.execute(new AsyncTask<>(result, op));
+                        asyncSlots.execute(new AsyncTask<>(result, op));
                     } catch (RejectedExecutionException e) {
                         if (closed || closing || asyncPool.isShutdown()) {
                             result.completeExceptionally(
@@ -335,13 +340,36 @@ final class RocksPartition implements Partition {
                         } else {
                             rejected.increment();
                             rejectedCounter.increment();
-                            result.completeExceptionally(new OverloadedException(
-                                    "partition '" + name + "': async queue full (async.queue.capacity = "
-                                            + config.asyncQueueCapacity() + ")"));
+                            result.completeExceptionally(asyncQueueFull());
                         }
                     }
                 });
         return result;
+    }
+
+    private OverloadedException asyncQueueFull() {
+        return new OverloadedException("partition '" + name + "': async queue full (async.queue.capacity = "
+                + config.asyncQueueCapacity() + ")");
+    }
+
+    /** A request that left the partition's queue and found the pool shut down (closing) or its queue full. */
+    private Throwable poolRejected(RejectedExecutionException e) {
+        if (closed || closing || asyncPool.isShutdown()) {
+            return new IllegalStateException("partition '" + name + "' is closed");
+        }
+        rejected.increment();
+        rejectedCounter.increment();
+        return asyncQueueFull();
+    }
+
+    /** Requests waiting in this partition's own async queue ({@code async.partition.threads} busy). */
+    int asyncWaiting() {
+        return asyncSlots.waiting();
+    }
+
+    /** At close, after the pool stopped: fails the requests still waiting in this partition's own queue. */
+    void failAsyncWaiting(Throwable t) {
+        asyncSlots.failWaiting(t);
     }
 
     /**
@@ -351,10 +379,16 @@ final class RocksPartition implements Partition {
     static final class AsyncTask<T> implements Runnable {
         private final CompletableFuture<T> result;
         private final Supplier<T> op;
+        /** Frees the partition's slot ({@link PartitionAsyncSlots}) once the request ran; null without a limit. */
+        private volatile Runnable after;
 
         AsyncTask(CompletableFuture<T> result, Supplier<T> op) {
             this.result = result;
             this.op = op;
+        }
+
+        void afterRun(Runnable r) {
+            after = r;
         }
 
         @Override
@@ -363,6 +397,11 @@ final class RocksPartition implements Partition {
                 result.complete(op.get());
             } catch (Throwable t) {
                 result.completeExceptionally(t);
+            } finally {
+                Runnable a = after;
+                if (a != null) {
+                    a.run();
+                }
             }
         }
 

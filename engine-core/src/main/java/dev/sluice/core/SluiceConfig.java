@@ -48,6 +48,7 @@ public record SluiceConfig(
         boolean syncWrites,
         int asyncThreads,
         int asyncQueueCapacity,
+        int asyncPartitionThreads,
         int controlEventsCapacity,
         Optional<Path> controlEventsFile,
         Map<String, PartitionQuota> quotas) {
@@ -69,6 +70,7 @@ public record SluiceConfig(
     public static final String SYNC_WRITES = "writes.sync";
     public static final String ASYNC_THREADS = "async.threads";
     public static final String ASYNC_QUEUE_CAPACITY = "async.queue.capacity";
+    public static final String ASYNC_PARTITION_THREADS = "async.partition.threads";
     public static final String EVENTS_CAPACITY = "control.events.capacity";
     public static final String EVENTS_FILE = "control.events.file";
 
@@ -179,6 +181,16 @@ public record SluiceConfig(
             "requests",
             "Admitted async requests that may wait for a thread; past it they fail with OverloadedException.");
 
+    public static final Option<Integer> ASYNC_PARTITION_THREADS_OPTION = Option.intOption(
+            ASYNC_PARTITION_THREADS,
+            0,
+            0,
+            256,
+            "threads",
+            "Most async threads one partition's requests may hold at once (0 = no limit); the rest wait in the"
+                    + " partition's own queue (up to async.queue.capacity), so a partition whose requests block in"
+                    + " RocksDB cannot take every thread from the other tenants.");
+
     public static final Option<Integer> EVENTS_CAPACITY_OPTION = Option.intOption(
             EVENTS_CAPACITY, 1024, 16, 1_000_000, "events", "Control events kept in memory (ring buffer).");
 
@@ -211,6 +223,7 @@ public record SluiceConfig(
             SYNC_WRITES_OPTION,
             ASYNC_THREADS_OPTION,
             ASYNC_QUEUE_CAPACITY_OPTION,
+            ASYNC_PARTITION_THREADS_OPTION,
             EVENTS_CAPACITY_OPTION,
             EVENTS_FILE_OPTION);
 
@@ -231,6 +244,7 @@ public record SluiceConfig(
         MAX_VALUE_BYTES_OPTION.check(maxValueBytes);
         ASYNC_THREADS_OPTION.check(asyncThreads);
         ASYNC_QUEUE_CAPACITY_OPTION.check(asyncQueueCapacity);
+        ASYNC_PARTITION_THREADS_OPTION.check(asyncPartitionThreads);
         EVENTS_CAPACITY_OPTION.check(controlEventsCapacity);
         if (envOptions == null || controlOptions == null || controlEventsFile == null) {
             throw new ConfigException("envOptions, controlOptions and controlEventsFile must not be null");
@@ -288,6 +302,7 @@ public record SluiceConfig(
         b.syncWrites = syncWrites;
         b.asyncThreads = asyncThreads;
         b.asyncQueueCapacity = asyncQueueCapacity;
+        b.asyncPartitionThreads = asyncPartitionThreads;
         b.controlEventsCapacity = controlEventsCapacity;
         b.controlEventsFile = controlEventsFile.orElse(null);
         b.quotas.putAll(quotas);
@@ -346,6 +361,7 @@ public record SluiceConfig(
                 case SYNC_WRITES -> b.syncWrites(SYNC_WRITES_OPTION.parse(v));
                 case ASYNC_THREADS -> b.asyncThreads(ASYNC_THREADS_OPTION.parse(v));
                 case ASYNC_QUEUE_CAPACITY -> b.asyncQueueCapacity(ASYNC_QUEUE_CAPACITY_OPTION.parse(v));
+                case ASYNC_PARTITION_THREADS -> b.asyncPartitionThreads(ASYNC_PARTITION_THREADS_OPTION.parse(v));
                 case EVENTS_CAPACITY -> b.controlEventsCapacity(EVENTS_CAPACITY_OPTION.parse(v));
                 case EVENTS_FILE -> {
                     Path f = EVENTS_FILE_OPTION.parse(v);
@@ -447,6 +463,7 @@ public record SluiceConfig(
         private boolean syncWrites = SYNC_WRITES_OPTION.defaultValue();
         private int asyncThreads = ASYNC_THREADS_OPTION.defaultValue();
         private int asyncQueueCapacity = ASYNC_QUEUE_CAPACITY_OPTION.defaultValue();
+        private int asyncPartitionThreads = ASYNC_PARTITION_THREADS_OPTION.defaultValue();
         private int controlEventsCapacity = EVENTS_CAPACITY_OPTION.defaultValue();
         private Path controlEventsFile;
         private final Map<String, PartitionQuota> quotas = new LinkedHashMap<>();
@@ -558,6 +575,12 @@ public record SluiceConfig(
             return this;
         }
 
+        /** See {@link #ASYNC_PARTITION_THREADS_OPTION}. */
+        public Builder asyncPartitionThreads(int v) {
+            this.asyncPartitionThreads = ASYNC_PARTITION_THREADS_OPTION.check(v);
+            return this;
+        }
+
         public Builder controlEventsCapacity(int v) {
             this.controlEventsCapacity = EVENTS_CAPACITY_OPTION.check(v);
             return this;
@@ -617,6 +640,7 @@ public record SluiceConfig(
                     syncWrites,
                     asyncThreads,
                     asyncQueueCapacity,
+                    asyncPartitionThreads,
                     controlEventsCapacity,
                     Optional.ofNullable(controlEventsFile),
                     quotas);
