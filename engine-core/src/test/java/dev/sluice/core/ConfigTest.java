@@ -69,6 +69,7 @@ class ConfigTest {
                 case SluiceConfig.SYNC_WRITES -> Boolean.toString(c.syncWrites());
                 case SluiceConfig.ASYNC_THREADS -> Integer.toString(c.asyncThreads());
                 case SluiceConfig.ASYNC_QUEUE_CAPACITY -> Integer.toString(c.asyncQueueCapacity());
+                case SluiceConfig.ASYNC_PARTITION_THREADS -> Integer.toString(c.asyncPartitionThreads());
                 case SluiceConfig.EVENTS_CAPACITY -> Integer.toString(c.controlEventsCapacity());
                 case SluiceConfig.EVENTS_FILE ->
                     c.controlEventsFile().map(Path::toString).orElse("(none)");
