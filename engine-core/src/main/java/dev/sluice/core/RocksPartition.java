@@ -334,32 +334,25 @@ final class RocksPartition implements Partition {
                     try {
                         asyncSlots.execute(new AsyncTask<>(result, op));
                     } catch (RejectedExecutionException e) {
-                        if (closed || closing || asyncPool.isShutdown()) {
-                            result.completeExceptionally(
-                                    new IllegalStateException("partition '" + name + "' is closed"));
-                        } else {
-                            rejected.increment();
-                            rejectedCounter.increment();
-                            result.completeExceptionally(asyncQueueFull());
-                        }
+                        result.completeExceptionally(poolRejected(e));
                     }
                 });
         return result;
     }
 
-    private OverloadedException asyncQueueFull() {
-        return new OverloadedException("partition '" + name + "': async queue full (async.queue.capacity = "
-                + config.asyncQueueCapacity() + ")");
-    }
-
-    /** A request that left the partition's queue and found the pool shut down (closing) or its queue full. */
+    /**
+     * What an admitted request fails with when it cannot be queued: the partition or node is closing, or the queue
+     * it joins (the pool's, or this partition's own with {@code async.partition.threads}) is full — counted as a
+     * rejection.
+     */
     private Throwable poolRejected(RejectedExecutionException e) {
         if (closed || closing || asyncPool.isShutdown()) {
             return new IllegalStateException("partition '" + name + "' is closed");
         }
         rejected.increment();
         rejectedCounter.increment();
-        return asyncQueueFull();
+        return new OverloadedException("partition '" + name + "': async queue full (async.queue.capacity = "
+                + config.asyncQueueCapacity() + ")");
     }
 
     /** Requests waiting in this partition's own async queue ({@code async.partition.threads} busy). */

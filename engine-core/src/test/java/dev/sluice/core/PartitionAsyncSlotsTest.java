@@ -1,0 +1,91 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** {@link PartitionAsyncSlots}: the per-partition limit on the shared pool, its queue bound and its order. */
+class PartitionAsyncSlotsTest {
+    @Test
+    void atMostLimitRunAtOnceTheRestWaitInOrderAndTheQueueIsBounded() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            PartitionAsyncSlots slots = new PartitionAsyncSlots(pool, 1, 2, e -> e);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger running = new AtomicInteger();
+            AtomicInteger maxRunning = new AtomicInteger();
+            StringBuilder order = new StringBuilder();
+            CompletableFuture<String>[] done = new CompletableFuture[3];
+            for (int i = 0; i < 3; i++) {
+                String name = "r" + i;
+                done[i] = new CompletableFuture<>();
+                slots.execute(new RocksPartition.AsyncTask<>(done[i], () -> {
+                    maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    synchronized (order) {
+                        order.append(name).append(' ');
+                    }
+                    running.decrementAndGet();
+                    return name;
+                }));
+            }
+            assertThat(slots.waiting())
+                    .as("one running, two waiting in the partition's queue")
+                    .isEqualTo(2);
+            assertThatThrownBy(
+                            () -> slots.execute(new RocksPartition.AsyncTask<>(new CompletableFuture<>(), () -> "x")))
+                    .isInstanceOf(RejectedExecutionException.class);
+            release.countDown();
+            for (CompletableFuture<String> f : done) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(maxRunning.get())
+                    .as("requests of the partition on pool threads at once")
+                    .isEqualTo(1);
+            assertThat(order.toString()).isEqualTo("r0 r1 r2 ");
+            assertThat(slots.waiting()).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void withoutALimitRequestsGoStraightToThePool() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            PartitionAsyncSlots slots = new PartitionAsyncSlots(pool, 0, 1, e -> e);
+            CountDownLatch both = new CountDownLatch(2);
+            CompletableFuture<Boolean> a = new CompletableFuture<>(), b = new CompletableFuture<>();
+            slots.execute(new RocksPartition.AsyncTask<>(a, () -> awaitBoth(both)));
+            slots.execute(new RocksPartition.AsyncTask<>(b, () -> awaitBoth(both)));
+            assertThat(a.get(10, TimeUnit.SECONDS))
+                    .as("both ran at the same time")
+                    .isTrue();
+            assertThat(b.get(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static boolean awaitBoth(CountDownLatch both) {
+        both.countDown();
+        try {
+            return both.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
