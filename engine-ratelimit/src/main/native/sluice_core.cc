@@ -261,10 +261,12 @@ constexpr double kNodeBurstSeconds = 0.02;
 // Burst of the write-bytes budget. Whatever the scheduler releases beyond the device's write bandwidth waits in the
 // device's FIFO write queue (ContractDevice::Admit, write_free_), and a WAL write arriving then completes only after
 // it: the bucket's content is the extra latency a WAL write can see. The byte bucket's 20 ms would allow 20 ms of
-// such queueing on top of the chunk in flight; 5 ms keeps the worst case near one chunk time (256 KiB at 40 MiB/s is
-// 6.25 ms) while still absorbing the scheduler's wake-up lateness on a busy machine, so the budget is not wasted.
-// A grant only needs tokens > 0 (a chunk may take the bucket negative), so the burst need not hold a whole chunk.
-constexpr double kNodeWriteBurstSeconds = 0.005;
+// such queueing on top of the chunk in flight; 2 ms keeps the worst case near one chunk time (64 KiB at 40 MiB/s is
+// 1.6 ms) while still absorbing the scheduler's wake-up lateness (~0.1 ms) on a busy machine, so the budget is not
+// wasted. A grant only needs tokens > 0 (a chunk may take the bucket negative), so the burst need not hold a whole
+// chunk. Measured on flex-noisy-neighbour (docs/benchmarks.md, "Tenants and quotas"): with 5 ms and 256-KiB chunks a
+// WAL write waited up to ~28 ms behind queued flush and compaction chunks.
+constexpr double kNodeWriteBurstSeconds = 0.002;
 }
 
 namespace {

@@ -361,6 +361,13 @@ public final class Results {
             long softPendingCompactionBytesLimit,
             List<String> overflows) {}
 
-    /** I/O of one class during a window (difference of the Env's cumulative counters); -1 when unknown. */
-    public record Io(long ops, long bytes) {}
+    /**
+     * One I/O class in one window: operations, bytes, and the microseconds those operations spent waiting in the Env's
+     * scheduler and in the device (emulated delay + real file system); -1 where the source has no such counter.
+     */
+    public record Io(long ops, long bytes, long waitMicros, long deviceMicros) {
+        public Io(long ops, long bytes) {
+            this(ops, bytes, -1, -1);
+        }
+    }
 }

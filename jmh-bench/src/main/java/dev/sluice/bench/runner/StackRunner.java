@@ -727,7 +727,7 @@ public final class StackRunner {
             IoStats before = prev == null ? IoStats.EMPTY : nodeIo(prev);
             for (IoClass c : IoClass.values()) {
                 IoClassStats d = cur.get(c).minus(before.get(c));
-                io.put(c.name(), new Results.Io(d.ops(), d.bytes()));
+                io.put(c.name(), new Results.Io(d.ops(), d.bytes(), micros(d.waitNanos()), micros(d.deviceNanos())));
             }
         }
         long rss = ProcStatus.rssBytes();
@@ -803,5 +803,10 @@ public final class StackRunner {
 
     static double round3(double d) {
         return Math.round(d * 1000) / 1000.0;
+    }
+
+    /** Nanoseconds to microseconds, keeping -1 (unknown) as it is. */
+    private static long micros(long nanos) {
+        return nanos < 0 ? -1 : nanos / 1000;
     }
 }
