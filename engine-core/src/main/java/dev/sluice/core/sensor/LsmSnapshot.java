@@ -201,6 +201,22 @@ public record LsmSnapshot(
         return (double) dev / ops.bytesRead();
     }
 
+    /**
+     * Structural read amplification: L0 files plus the non-empty levels below L0, i.e. how many sorted runs a point
+     * read probes at most (every L0 file may hold the key; each deeper level has one candidate file). Known without any
+     * user read, so it is what an insert-only run can report (FlexEngine §5.3.2 reports read amplification while
+     * compactions are deferred).
+     */
+    public int sortedRuns() {
+        int runs = l0Files();
+        for (int i = 1; i < levels.size(); i++) {
+            if (levels.get(i).bytes() > 0) {
+                runs++;
+            }
+        }
+        return runs;
+    }
+
     /** True while RocksDB delays or stops writes. */
     public boolean stalled() {
         return stall != StallCondition.NORMAL;

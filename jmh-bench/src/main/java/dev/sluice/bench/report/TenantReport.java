@@ -61,7 +61,69 @@ public final class TenantReport {
             sb.append('\n').append(bar(s)).append('\n');
         }
         sb.append(normallyServed(stacks));
+        sb.append(readAmplification(stacks));
         return sb.toString();
+    }
+
+    /**
+     * Per phase (rows) and stack (columns): the structural read amplification ({@code LsmSnapshot.sortedRuns}: L0
+     * files + non-empty deeper levels, the sorted runs a point read probes at most) averaged over the tenants' seconds,
+     * and, for stacks running the deferral controller, the same over the seconds a tenant was deferred (stage 1 or 2)
+     * with the number of such tenant-seconds. Empty when no stack recorded it.
+     */
+    static String readAmplification(List<Results.Stack> stacks) {
+        List<Results.Stack> with = stacks.stream()
+                .filter(s -> s.tenants() != null && s.tenants().stream().anyMatch(t -> t.sortedRunsMean() != null))
+                .toList();
+        if (with.isEmpty()) {
+            return "";
+        }
+        List<String> phases = new ArrayList<>();
+        for (Results.Tenant t : with.get(0).tenants()) {
+            if (!phases.contains(t.phase())) {
+                phases.add(t.phase());
+            }
+        }
+        StringBuilder sb = new StringBuilder("### Read amplification (sorted runs a point read probes)\n\n");
+        sb.append("Per phase: L0 files + non-empty deeper levels, averaged over every tenant's seconds; \"while")
+                .append(
+                        " deferred\": averaged over the tenant-seconds in which the deferral controller held the tenant in")
+                .append(" stage 1 or 2 (their number in brackets).\n\n| phase |");
+        for (Results.Stack s : with) {
+            sb.append(' ').append(s.name()).append(" |");
+            if (s.deferralStage() != null) {
+                sb.append(' ').append(s.name()).append(" while deferred |");
+            }
+        }
+        sb.append("\n|---|");
+        for (Results.Stack s : with) {
+            sb.append(s.deferralStage() != null ? "---:|---:|" : "---:|");
+        }
+        sb.append('\n');
+        for (String ph : phases) {
+            sb.append("| ").append(ph).append(" |");
+            for (Results.Stack s : with) {
+                double sum = 0, dsum = 0;
+                long n = 0, dn = 0;
+                for (Results.Tenant t : s.tenants()) {
+                    if (!t.phase().equals(ph) || t.sortedRunsMean() == null) {
+                        continue;
+                    }
+                    sum += t.sortedRunsMean();
+                    n++;
+                    if (t.sortedRunsDeferredMean() != null) {
+                        dsum += t.sortedRunsDeferredMean() * t.deferredSeconds();
+                        dn += t.deferredSeconds();
+                    }
+                }
+                sb.append(n == 0 ? " – |" : String.format(Locale.ROOT, " %.2f |", sum / n));
+                if (s.deferralStage() != null) {
+                    sb.append(dn == 0 ? " – (0) |" : String.format(Locale.ROOT, " %.2f (%,d) |", dsum / dn, dn));
+                }
+            }
+            sb.append('\n');
+        }
+        return sb.append('\n').toString();
     }
 
     /**
@@ -118,7 +180,7 @@ public final class TenantReport {
             sb.append(String.format(
                     Locale.ROOT,
                     "%nBar (bosr-3: flexengine serves ≥ 99 %% normally and its p99 ≤ 0.1× rocksdb's): %.2f %%, p99"
-                            + " %.2f× — %s.%n",
+                            + " %.3f× — %s.%n",
                     f[0] * 100,
                     ratio,
                     holds ? "holds" : "misses"));

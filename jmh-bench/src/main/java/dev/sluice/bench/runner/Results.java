@@ -167,7 +167,10 @@ public final class Results {
             long throttled,
             long refused,
             long errors,
-            Double normallyServedFraction) {}
+            Double normallyServedFraction,
+            Double sortedRunsMean,
+            int deferredSeconds,
+            Double sortedRunsDeferredMean) {}
 
     /**
      * @param priorityEnv whether the node ran on Sluice's priority Env

@@ -801,6 +801,10 @@ public final class StackRunner {
         return Math.round(d * 10) / 10.0;
     }
 
+    static double round2(double d) {
+        return Math.round(d * 100) / 100.0;
+    }
+
     static double round3(double d) {
         return Math.round(d * 1000) / 1000.0;
     }

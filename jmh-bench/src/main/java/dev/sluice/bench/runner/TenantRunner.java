@@ -21,6 +21,7 @@ import dev.sluice.core.SluiceNode;
 import dev.sluice.core.control.ControlEvent;
 import dev.sluice.core.quota.PartitionQuota;
 import dev.sluice.core.quota.QuotaStats;
+import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -229,6 +230,8 @@ final class TenantRunner {
         final Histogram latency = new Histogram(3);
         long completed, rejected, errors, generated;
         QuotaStats quotaAtStart;
+        /** Sorted runs (LsmSnapshot.sortedRuns) summed over the phase's seconds, and over its deferred seconds. */
+        long runsSum, runsSeconds, deferredRunsSum, deferredSeconds;
     }
 
     private final class Timeline {
@@ -386,6 +389,21 @@ final class TenantRunner {
                 maxInflight = Math.max(maxInflight, backlogMax);
                 NodeSnapshot snap = latest != null ? latest : prev;
                 t.recordDeferralStages(node, tenants);
+                if (acc != null && snap != null) {
+                    for (int i = 0; i < n; i++) {
+                        LsmSnapshot ps = snap.partitions().get(tenants.get(i));
+                        if (ps == null) {
+                            continue;
+                        }
+                        int runs = ps.sortedRuns();
+                        acc[i].runsSum += runs;
+                        acc[i].runsSeconds++;
+                        if (t.stageNow.getOrDefault(tenants.get(i), 0) > 0) {
+                            acc[i].deferredRunsSum += runs;
+                            acc[i].deferredSeconds++;
+                        }
+                    }
+                }
                 WindowRecorder.Interval iv = new WindowRecorder.Interval(merged, rej, err);
                 Results.Window w =
                         StackRunner.window(k - 1, phase, iv, snap, prev, gaugePartition, backlog, backlogMax);
@@ -498,7 +516,10 @@ final class TenantRunner {
                 throttled,
                 a.rejected,
                 a.errors,
-                normally);
+                normally,
+                a.runsSeconds == 0 ? null : StackRunner.round2((double) a.runsSum / a.runsSeconds),
+                (int) a.deferredSeconds,
+                a.deferredSeconds == 0 ? null : StackRunner.round2((double) a.deferredRunsSum / a.deferredSeconds));
     }
 
     /**
