@@ -72,18 +72,11 @@ public final class TenantReport {
      * with the number of such tenant-seconds. Empty when no stack recorded it.
      */
     static String readAmplification(List<Results.Stack> stacks) {
-        List<Results.Stack> with = stacks.stream()
-                .filter(s -> s.tenants() != null && s.tenants().stream().anyMatch(t -> t.sortedRunsMean() != null))
-                .toList();
+        List<Results.Stack> with = withTenants(stacks, t -> t.sortedRunsMean() != null);
         if (with.isEmpty()) {
             return "";
         }
-        List<String> phases = new ArrayList<>();
-        for (Results.Tenant t : with.get(0).tenants()) {
-            if (!phases.contains(t.phase())) {
-                phases.add(t.phase());
-            }
-        }
+        List<String> phases = phasesOf(with.get(0));
         StringBuilder sb = new StringBuilder("### Read amplification (sorted runs a point read probes)\n\n");
         sb.append("Per phase: L0 files + non-empty deeper levels, averaged over every tenant's seconds; \"while")
                 .append(
@@ -132,19 +125,11 @@ public final class TenantReport {
      * bar when the stacks {@code flexengine} and {@code rocksdb} and the phase {@code bosr-3} exist. Empty otherwise.
      */
     static String normallyServed(List<Results.Stack> stacks) {
-        List<Results.Stack> with = stacks.stream()
-                .filter(s ->
-                        s.tenants() != null && s.tenants().stream().anyMatch(t -> t.normallyServedFraction() != null))
-                .toList();
+        List<Results.Stack> with = withTenants(stacks, t -> t.normallyServedFraction() != null);
         if (with.isEmpty()) {
             return "";
         }
-        List<String> phases = new ArrayList<>();
-        for (Results.Tenant t : with.get(0).tenants()) {
-            if (!phases.contains(t.phase())) {
-                phases.add(t.phase());
-            }
-        }
+        List<String> phases = phasesOf(with.get(0));
         StringBuilder sb = new StringBuilder("### Normally served\n\n");
         sb.append("Share of requests completed within the tenant SLO, not throttled and not refused (all tenants,")
                 .append(" weighted by offered load; a lower bound, see docs/results-schema.md), and the highest")
@@ -186,6 +171,25 @@ public final class TenantReport {
                     holds ? "holds" : "misses"));
         }
         return sb.append('\n').toString();
+    }
+
+    /** The stacks with at least one tenant entry that {@code has}. */
+    private static List<Results.Stack> withTenants(
+            List<Results.Stack> stacks, java.util.function.Predicate<Results.Tenant> has) {
+        return stacks.stream()
+                .filter(s -> s.tenants() != null && s.tenants().stream().anyMatch(has))
+                .toList();
+    }
+
+    /** The phases of a stack's tenant entries, in order of first appearance. */
+    private static List<String> phasesOf(Results.Stack s) {
+        List<String> phases = new ArrayList<>();
+        for (Results.Tenant t : s.tenants()) {
+            if (!phases.contains(t.phase())) {
+                phases.add(t.phase());
+            }
+        }
+        return phases;
     }
 
     /** {normally served fraction weighted by offered load, highest tenant p99 in µs} of one phase. */
