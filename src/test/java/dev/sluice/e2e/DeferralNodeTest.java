@@ -99,7 +99,9 @@ class DeferralNodeTest {
                 stage1 = await().atMost(Duration.ofSeconds(60))
                         .until(() -> stage(node, 1), Optional::isPresent)
                         .orElseThrow(() -> new AssertionError("no stage 1; device use " + use));
-                stage2 = await().atMost(Duration.ofSeconds(90))
+                // stage 2 needs L0 to build up behind the stopped L0->L1 merges; under a loaded 2-core build (./mvnw
+                // verify at 63e7d9f) that took over 90 s once, alone it takes well under
+                stage2 = await().atMost(Duration.ofSeconds(180))
                         .until(() -> stage(node, 2), Optional::isPresent)
                         .orElseThrow(() -> new AssertionError("no stage 2: " + describe(ticks)));
                 await().atMost(Duration.ofSeconds(90))
