@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -174,8 +175,7 @@ public final class TenantReport {
     }
 
     /** The stacks with at least one tenant entry that {@code has}. */
-    private static List<Results.Stack> withTenants(
-            List<Results.Stack> stacks, java.util.function.Predicate<Results.Tenant> has) {
+    private static List<Results.Stack> withTenants(List<Results.Stack> stacks, Predicate<Results.Tenant> has) {
         return stacks.stream()
                 .filter(s -> s.tenants() != null && s.tenants().stream().anyMatch(has))
                 .toList();
