@@ -167,6 +167,10 @@ BRIDGE(void, setPolicy)
   State(h)->sched.SetPolicy(p);
 }
 
+BRIDGE(void, setWriteBurstNanos)(JNIEnv*, jclass, jlong h, jlong ns) {
+  if (ns > 0) State(h)->sched.SetWriteBurst(static_cast<double>(ns) / 1e9);
+}
+
 BRIDGE(void, setChunkBytes)(JNIEnv*, jclass, jlong h, jlong bytes) {
   State(h)->chunk_bytes.store(bytes < 0 ? 0 : static_cast<uint64_t>(bytes));
 }

@@ -258,7 +258,7 @@ uint64_t ClassCap::Acquire(uint64_t bytes, uint32_t ops, uint64_t deadline_ns, b
 
 namespace {
 constexpr double kNodeBurstSeconds = 0.02;
-// Burst of the write-bytes budget. Whatever the scheduler releases beyond the device's write bandwidth waits in the
+// Default burst of the write-bytes budget (env.policy.node.write.burst.ms sets it per Env). Whatever the scheduler releases beyond the device's write bandwidth waits in the
 // device's FIFO write queue (ContractDevice::Admit, write_free_), and a WAL write arriving then completes only after
 // it: the bucket's content is the extra latency a WAL write can see. The byte bucket's 20 ms would allow 20 ms of
 // such queueing on top of the chunk in flight; 2 ms keeps the worst case near one chunk time (64 KiB at 40 MiB/s is
@@ -266,7 +266,7 @@ constexpr double kNodeBurstSeconds = 0.02;
 // wasted. A grant only needs tokens > 0 (a chunk may take the bucket negative), so the burst need not hold a whole
 // chunk. Measured on flex-noisy-neighbour (docs/benchmarks.md, "Tenants and quotas"): with 5 ms and 256-KiB chunks a
 // WAL write waited up to ~28 ms behind queued flush and compaction chunks.
-constexpr double kNodeWriteBurstSeconds = 0.002;
+constexpr double kDefaultWriteBurstSeconds = 0.002;
 }
 
 namespace {
@@ -278,7 +278,7 @@ namespace {
 inline uint64_t SecondFloor(uint64_t now) { return now - now % 1000000000UL; }
 }  // namespace
 
-NodeScheduler::NodeScheduler() {
+NodeScheduler::NodeScheduler() : write_burst_s_(kDefaultWriteBurstSeconds) {
   last_refill_ = NowNanos();
   sec_start_ = SecondFloor(last_refill_);
 }
@@ -300,7 +300,7 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
   last_refill_ = now;
   tok_ops_ = p_.node_ops * kNodeBurstSeconds;
   tok_bytes_ = p_.node_bytes * kNodeBurstSeconds;
-  tok_wbytes_ = p_.node_write_bytes * kNodeWriteBurstSeconds;
+  tok_wbytes_ = p_.node_write_bytes * write_burst_s_;
   sec_start_ = SecondFloor(now);
   sec_tokens_ = p_.paid_iops;
   for (int t = 0; t < kMaxTiers; t++) {
@@ -334,6 +334,13 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
   waiting_atomic_.store(waiting_, std::memory_order_relaxed);
 }
 
+void NodeScheduler::SetWriteBurst(double seconds) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!(seconds > 0) || std::isinf(seconds)) return;
+  write_burst_s_ = seconds;
+  tok_wbytes_ = std::min(tok_wbytes_, p_.node_write_bytes * write_burst_s_);
+}
+
 PolicyParams NodeScheduler::Policy() {
   std::lock_guard<std::mutex> l(mu_);
   return p_;
@@ -345,7 +352,7 @@ void NodeScheduler::Refill(uint64_t now) {
     if (p_.node_ops > 0) tok_ops_ = std::min(tok_ops_ + dt * p_.node_ops, p_.node_ops * kNodeBurstSeconds);
     if (p_.node_bytes > 0) tok_bytes_ = std::min(tok_bytes_ + dt * p_.node_bytes, p_.node_bytes * kNodeBurstSeconds);
     if (p_.node_write_bytes > 0) {
-      tok_wbytes_ = std::min(tok_wbytes_ + dt * p_.node_write_bytes, p_.node_write_bytes * kNodeWriteBurstSeconds);
+      tok_wbytes_ = std::min(tok_wbytes_ + dt * p_.node_write_bytes, p_.node_write_bytes * write_burst_s_);
     }
     last_refill_ = now;
   }

@@ -165,6 +165,9 @@ class NodeScheduler {
  public:
   NodeScheduler();
   void SetPolicy(const PolicyParams& p);
+  // Burst of the write budget in seconds of node_write_bytes (DEVICE.md, "The write budget"); > 0. Kept across
+  // SetPolicy; a smaller burst trims the bucket at once.
+  void SetWriteBurst(double seconds);
   PolicyParams Policy();
   bool Active() const { return kind_.load(std::memory_order_relaxed) != kPassThrough; }
   // Waits until the request may proceed. Returns nanoseconds waited. *release is set when Release(tier) must follow
@@ -215,6 +218,7 @@ class NodeScheduler {
   int inflight_[kMaxTiers] = {0, 0, 0, 0};
   std::atomic<int> waiting_atomic_{0};
   double tok_ops_ = 0, tok_bytes_ = 0, tok_wbytes_ = 0;
+  double write_burst_s_;
   uint64_t last_refill_ = 0;
   double pass_[kMaxTiers] = {0, 0, 0, 0};
   double vtime_ = 0;

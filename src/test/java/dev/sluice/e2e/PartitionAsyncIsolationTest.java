@@ -72,4 +72,45 @@ class PartitionAsyncIsolationTest {
             assertThat(again.partition("a").get(b("k2"))).isEqualTo(b("v2"));
         }
     }
+
+    /**
+     * Reads and writes have separate slots: with one slot each, a partition whose write is held in the Env (and whose
+     * next write waits in its write queue) still runs its own read at once.
+     */
+    @Test
+    void aPartitionsReadDoesNotWaitBehindItsOwnBlockedWrites() throws Exception {
+        SluiceConfig cfg = SluiceConfig.builder(dir)
+                .partitions("a")
+                .env("priority")
+                .controls("test-hooks")
+                .tickPeriod(Duration.ofMillis(50))
+                .asyncThreads(2)
+                .asyncPartitionThreads(1)
+                .build();
+        SluiceNode node = Sluice.open(cfg);
+        PriorityEnv env = NodeHooks.ENVS.get("a");
+        Partition a = node.partition("a");
+        a.put(b("k"), b("v"));
+        int slow = env.faults()
+                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(5))
+                        .maxFaults(1));
+        CompletableFuture<Void> w1 = a.putAsync(b("k1"), b("v1"), WriteMode.DEFAULT);
+        await().atMost(Duration.ofSeconds(30)).until(() -> env.faults().hits(slow) == 1); // w1 holds the write slot
+        CompletableFuture<Void> w2 = a.putAsync(b("k2"), b("v2"), WriteMode.DEFAULT); // waits in a's write queue
+        CompletableFuture<byte[]> read = a.getAsync(b("k"));
+        await("a's read runs while a's write is held in the Env")
+                .atMost(Duration.ofSeconds(3))
+                .until(read::isDone);
+        assertThat(w1).as("a's delayed write").isNotDone();
+        assertThat(w2).as("a's second write, queued behind the first").isNotDone();
+        assertThat(read.get()).isEqualTo(b("v"));
+        node.close();
+        w1.get();
+        w2.get();
+        try (SluiceNode again =
+                Sluice.open(SluiceConfig.builder(dir).partitions("a").build())) {
+            assertThat(again.partition("a").get(b("k1"))).isEqualTo(b("v1"));
+            assertThat(again.partition("a").get(b("k2"))).isEqualTo(b("v2"));
+        }
+    }
 }

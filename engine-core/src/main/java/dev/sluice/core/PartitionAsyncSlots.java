@@ -17,6 +17,10 @@ import java.util.function.Function;
  * on {@code flex-noisy-neighbour}, docs/benchmarks.md "Tenants and quotas"). With a limit, a blocked partition holds
  * at most {@code limit} threads and the others keep theirs.
  *
+ * <p>A partition has two of these, one for its reads and scans and one for its writes, so its reads do not queue
+ * behind its own writes blocked on a slow WAL write (a read needs no WAL and the device serves reads in their own queue):
+ * it may hold up to {@code 2 × limit} threads, half of them for each.
+ *
  * <p>{@code limit = 0} (the default) passes every request straight to the pool, as before. Thread-safety: any thread
  * may call {@link #execute}; a request leaves the queue in arrival order.
  */

@@ -68,7 +68,10 @@ final class RocksPartition implements Partition {
     private final SluiceConfig config;
     private final ExecutorService asyncPool;
     /** This partition's share of {@link #asyncPool} ({@code async.partition.threads}). */
-    private final PartitionAsyncSlots asyncSlots;
+    /** Reads and scans, and separately writes, each get {@code async.partition.threads} slots (PartitionAsyncSlots). */
+    private final PartitionAsyncSlots asyncReadSlots;
+
+    private final PartitionAsyncSlots asyncWriteSlots;
 
     private final Supplier<LsmSnapshot> snapshotSupplier;
     private volatile AdmissionGate gate = AdmissionGate.OPEN;
@@ -122,7 +125,9 @@ final class RocksPartition implements Partition {
         this.compactionLimiter = compactionLimiter;
         this.config = config;
         this.asyncPool = asyncPool;
-        this.asyncSlots = new PartitionAsyncSlots(
+        this.asyncReadSlots = new PartitionAsyncSlots(
+                asyncPool, config.asyncPartitionThreads(), config.asyncQueueCapacity(), this::poolRejected);
+        this.asyncWriteSlots = new PartitionAsyncSlots(
                 asyncPool, config.asyncPartitionThreads(), config.asyncQueueCapacity(), this::poolRejected);
         this.snapshotSupplier = snapshotSupplier;
         this.maxBackgroundJobs = options.maxBackgroundJobs();
@@ -332,7 +337,8 @@ final class RocksPartition implements Partition {
                         return;
                     }
                     try {
-                        asyncSlots.execute(new AsyncTask<>(result, op));
+                        (kind == RequestKind.WRITE ? asyncWriteSlots : asyncReadSlots)
+                                .execute(new AsyncTask<>(result, op));
                     } catch (RejectedExecutionException e) {
                         result.completeExceptionally(poolRejected(e));
                     }
@@ -357,12 +363,13 @@ final class RocksPartition implements Partition {
 
     /** Requests waiting in this partition's own async queue ({@code async.partition.threads} busy). */
     int asyncWaiting() {
-        return asyncSlots.waiting();
+        return asyncReadSlots.waiting() + asyncWriteSlots.waiting();
     }
 
     /** At close, after the pool stopped: fails the requests still waiting in this partition's own queue. */
     void failAsyncWaiting(Throwable t) {
-        asyncSlots.failWaiting(t);
+        asyncReadSlots.failWaiting(t);
+        asyncWriteSlots.failWaiting(t);
     }
 
     /**

@@ -187,9 +187,11 @@ public record SluiceConfig(
             0,
             256,
             "threads",
-            "Most async threads one partition's requests may hold at once (0 = no limit); the rest wait in the"
-                    + " partition's own queue (up to async.queue.capacity), so a partition whose requests block in"
-                    + " RocksDB cannot take every thread from the other tenants.");
+            "Most async threads one partition's reads (gets, multiGets, scans) may hold at once, and separately its"
+                    + " writes (0 = no limit); the rest wait in the partition's own read or write queue (each up to"
+                    + " async.queue.capacity), so a partition whose requests block in RocksDB cannot take every thread"
+                    + " from the other tenants, and its reads do not wait behind its own writes stuck on a slow WAL"
+                    + " write.");
 
     public static final Option<Integer> EVENTS_CAPACITY_OPTION = Option.intOption(
             EVENTS_CAPACITY, 1024, 16, 1_000_000, "events", "Control events kept in memory (ring buffer).");

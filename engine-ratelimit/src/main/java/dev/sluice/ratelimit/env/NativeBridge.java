@@ -82,6 +82,8 @@ final class NativeBridge {
 
     static native void setChunkBytes(long state, long bytes);
 
+    static native void setWriteBurstNanos(long state, long nanos);
+
     static native void configureDevice(
             long state,
             boolean enabled,

@@ -79,6 +79,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         PriorityEnv pe = new PriorityEnv(s, e);
         try {
             pe.setChunkBytes(config.chunkBytes());
+            pe.setWriteBurst(config.writeBurst());
             pe.configureDevice(config.device());
             config.classLimits().forEach((c, l) -> pe.setClassLimit(c, l.opsPerSecond(), l.bytesPerSecond()));
             pe.setPolicy(config.policy());
@@ -388,6 +389,23 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         }
         withState(s -> {
             NativeBridge.setChunkBytes(s, bytes);
+            return null;
+        });
+    }
+
+    /**
+     * Sets the write budget's burst (DEVICE.md, "The write budget"): how far, in time at the budget's rate, background
+     * writes may run ahead of the device, i.e. the most a WAL write waits behind them on top of one chunk. Kept across
+     * {@link #setPolicy}; no effect while the policy has no write budget.
+     *
+     * @throws IllegalArgumentException if {@code burst} is not positive
+     */
+    public void setWriteBurst(Duration burst) {
+        if (burst.isNegative() || burst.isZero()) {
+            throw new IllegalArgumentException("write burst must be > 0, got " + burst);
+        }
+        withState(s -> {
+            NativeBridge.setWriteBurstNanos(s, burst.toNanos());
             return null;
         });
     }

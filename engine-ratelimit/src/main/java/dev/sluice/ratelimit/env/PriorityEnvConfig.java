@@ -21,9 +21,14 @@ import java.util.Map;
  * PriorityEnv#configureDevice}.
  *
  * @param classLimits caps per class (classes without an entry are uncapped)
+ * @param writeBurst burst of the write budget (how far background writes may run ahead of the device); &gt; 0
  */
 public record PriorityEnvConfig(
-        IoPolicy policy, long chunkBytes, Map<IoClass, ClassLimit> classLimits, ContractDevice device) {
+        IoPolicy policy,
+        long chunkBytes,
+        Map<IoClass, ClassLimit> classLimits,
+        ContractDevice device,
+        Duration writeBurst) {
 
     /** A class cap: operations and bytes per second; ≤ 0 means no cap on that dimension. */
     public record ClassLimit(double opsPerSecond, double bytesPerSecond) {}
@@ -60,6 +65,16 @@ public record PriorityEnvConfig(
                     + " behind background writes in the device. 0 = automatic: env.device.write.mbps for flexengine,"
                     + " and for cruisedb with a node budget, when the device is enabled; otherwise none. Applies to"
                     + " cruisedb, flexengine, calcspar-static and calcspar-dynamic");
+    public static final Option<Double> POLICY_NODE_WRITE_BURST_MS = Option.doubleOption(
+            "policy.node.write.burst.ms",
+            2,
+            0.01,
+            1000,
+            "ms",
+            "burst of the write budget, in time at its rate: how far background writes may run ahead of the device,"
+                    + " so the most a WAL write waits behind them is this plus one chunk (env.chunk.kb); smaller"
+                    + " bounds the WAL's wait tighter, at the cost of background throughput lost to the scheduler's"
+                    + " wake-up lateness (DEVICE.md, \"The write budget\")");
     public static final Option<Double> POLICY_NODE_IOPS = Option.doubleOption(
             "policy.node.iops",
             0,
@@ -114,6 +129,7 @@ public record PriorityEnvConfig(
                 POLICY_STARVATION_MS,
                 POLICY_NODE_MBPS,
                 POLICY_NODE_WRITE_MBPS,
+                POLICY_NODE_WRITE_BURST_MS,
                 POLICY_NODE_IOPS,
                 POLICY_FLUSH_WEIGHT,
                 POLICY_COMPACTION_WEIGHT,
@@ -154,6 +170,9 @@ public record PriorityEnvConfig(
         if (device == null) {
             throw new IllegalArgumentException("device must not be null (use ContractDevice.DISABLED)");
         }
+        if (writeBurst == null || writeBurst.isNegative() || writeBurst.isZero()) {
+            throw new IllegalArgumentException("writeBurst must be > 0, got " + writeBurst);
+        }
     }
 
     /** Pass-through policy, 256 KiB chunks, no caps, no device. */
@@ -162,18 +181,18 @@ public record PriorityEnvConfig(
     }
 
     public PriorityEnvConfig withPolicy(IoPolicy p) {
-        return new PriorityEnvConfig(p, chunkBytes, classLimits, device);
+        return new PriorityEnvConfig(p, chunkBytes, classLimits, device, writeBurst);
     }
 
     public PriorityEnvConfig withDevice(ContractDevice d) {
-        return new PriorityEnvConfig(policy, chunkBytes, classLimits, d);
+        return new PriorityEnvConfig(policy, chunkBytes, classLimits, d, writeBurst);
     }
 
     public PriorityEnvConfig withClassLimit(IoClass c, double opsPerSecond, double bytesPerSecond) {
         EnumMap<IoClass, ClassLimit> m = new EnumMap<>(IoClass.class);
         m.putAll(classLimits);
         m.put(c, new ClassLimit(opsPerSecond, bytesPerSecond));
-        return new PriorityEnvConfig(policy, chunkBytes, m, device);
+        return new PriorityEnvConfig(policy, chunkBytes, m, device, writeBurst);
     }
 
     /**
@@ -265,6 +284,7 @@ public record PriorityEnvConfig(
                 limits.put(c, new ClassLimit(ops, mbps * MIB));
             }
         }
-        return new PriorityEnvConfig(policy, (long) (p.get(CHUNK_KB) * 1024), limits, device);
+        return new PriorityEnvConfig(policy, (long) (p.get(CHUNK_KB) * 1024), limits, device, Duration.ofNanos((long)
+                (p.get(POLICY_NODE_WRITE_BURST_MS) * 1e6)));
     }
 }

@@ -33,7 +33,7 @@ class PriorityEnvConfigTest {
                 assertThat(o.unit()).as(o.name()).isEqualTo("MiB/s");
             }
         }
-        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(17 + 2 * IoClass.values().length);
+        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(18 + 2 * IoClass.values().length);
     }
 
     @Test
@@ -138,6 +138,16 @@ class PriorityEnvConfigTest {
         assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy.node.write.mbps", "-1")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("env.policy.node.write.mbps");
+        assertThat(PriorityEnvConfig.defaults().writeBurst()).isEqualTo(Duration.ofMillis(2));
+        assertThat(PriorityEnvConfig.fromOptions(Map.of("policy.node.write.burst.ms", "0.5"))
+                        .writeBurst())
+                .isEqualTo(Duration.ofMillis(0).plusNanos(500_000));
+        for (String bad : new String[] {"0", "-1", "1001"}) {
+            assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("policy.node.write.burst.ms", bad)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("env.policy.node.write.burst.ms")
+                    .hasMessageContaining("out of range");
+        }
         assertThatThrownBy(() -> new IoPolicy.NodeBudget(0, 0, Double.NaN))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("write bytes/s NaN");

@@ -5,6 +5,7 @@ import static dev.sluice.ratelimit.env.NativeTestSupport.key;
 import static dev.sluice.ratelimit.env.NativeTestSupport.options;
 import static dev.sluice.ratelimit.env.NativeTestSupport.requireNative;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -134,6 +136,46 @@ class WriteBudgetTest {
                 compactionWriters.stop();
             }
         }
+    }
+
+    /**
+     * {@code env.policy.node.write.burst.ms} reaches the native scheduler: at a 1 MiB/s write budget, a 1000-ms burst
+     * lets sixteen 64 KiB background writes through at once, the default 2-ms burst one (each later one waits ~62 ms for
+     * its tokens). {@link PriorityEnv#setWriteBurst} changes it on an open Env.
+     */
+    @Test
+    void theBurstIsHowFarBackgroundWritesMayRunAhead() throws Exception {
+        Map<String, String> budget =
+                Map.of("policy", "flexengine", "policy.node.mbps", "200", "policy.node.write.mbps", "1");
+        HashMap<String, String> big = new HashMap<>(budget);
+        big.put("policy.node.write.burst.ms", "1000");
+        try (PriorityEnv env = PriorityEnv.open(PriorityEnvConfig.fromOptions(big))) {
+            assertThat(backgroundWritesWithin(env, 150))
+                    .as("writes in 150 ms, 1000-ms burst")
+                    .isGreaterThanOrEqualTo(15);
+        }
+        try (PriorityEnv env = PriorityEnv.open(PriorityEnvConfig.fromOptions(budget))) {
+            assertThat(backgroundWritesWithin(env, 150))
+                    .as("writes in 150 ms, 2-ms burst")
+                    .isLessThanOrEqualTo(5);
+            env.setWriteBurst(Duration.ofSeconds(1));
+            SyntheticLoad.run(Duration.ofMillis(1100)); // the bucket refills to its new size
+            assertThat(backgroundWritesWithin(env, 150))
+                    .as("writes in 150 ms after setWriteBurst(1 s)")
+                    .isGreaterThanOrEqualTo(15);
+            assertThatThrownBy(() -> env.setWriteBurst(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    /** Serial 64 KiB FLUSH writes until {@code millis} have passed; how many completed. */
+    private static int backgroundWritesWithin(PriorityEnv env, long millis) {
+        long t0 = System.nanoTime();
+        int n = 0;
+        while (System.nanoTime() - t0 < millis * 1_000_000L) {
+            env.syntheticIo(IoClass.FLUSH, FaultRule.Op.WRITE, 64 * 1024, false);
+            n++;
+        }
+        return n;
     }
 
     /**

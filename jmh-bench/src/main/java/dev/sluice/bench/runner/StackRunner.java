@@ -451,7 +451,23 @@ public final class StackRunner {
         LoadDriver current = null;
         int currentPhase = -1;
         long backlogMaxAcrossPhase = 0;
+        StoreWorkload nextTask = null;
         for (int k = 0; k <= total; k++) {
+            int upcoming = k < total ? phaseOfSecond[k] : -1;
+            if (upcoming >= 0 && upcoming != currentPhase) {
+                // Built before the boundary (it fills a 4 MiB value pool), so an open-loop phase's first arrivals are
+                // not late; resolveCapacity below changes only the shape, not what the task runs.
+                PhaseSpec p = phases.get(upcoming);
+                nextTask = new StoreWorkload(
+                        partition,
+                        codec,
+                        pre.valueBytes(),
+                        keyCount,
+                        p.mix(),
+                        p.distribution(),
+                        p.scanLength(),
+                        scenario.seed() + 7919L * (upcoming + 1));
+            }
             sleepUntil(t0 + k * SECOND);
             if (k > 0) {
                 // Close window k-1.
@@ -511,15 +527,7 @@ public final class StackRunner {
                 if (nextPhase >= 0) {
                     PhaseSpec p = resolveCapacity(phases.get(nextPhase), t.windows);
                     resolved[nextPhase] = p;
-                    StoreWorkload task = new StoreWorkload(
-                            partition,
-                            codec,
-                            pre.valueBytes(),
-                            keyCount,
-                            p.mix(),
-                            p.distribution(),
-                            p.scanLength(),
-                            scenario.seed() + 7919L * (nextPhase + 1));
+                    StoreWorkload task = nextTask;
                     long seed = scenario.seed() * 31 + nextPhase;
                     current = driver(p, task, recorder, seed);
                     drivers.add(current);

@@ -354,7 +354,26 @@ final class TenantRunner {
         long maxInflight = 0;
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
         long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        StoreWorkload[] nextTasks = null;
         for (int k = 0; k <= total; k++) {
+            int upcoming = k < total ? phaseOfSecond[k] : -1;
+            if (upcoming >= 0 && upcoming != currentPhase) {
+                // Built before the boundary: each StoreWorkload fills a 4 MiB value pool, and building them after it
+                // started the later tenants' arrivals milliseconds late (their first second's p99 showed it).
+                nextTasks = new StoreWorkload[n];
+                PhaseSpec p = phases.get(upcoming);
+                for (int i = 0; i < n; i++) {
+                    nextTasks[i] = new StoreWorkload(
+                            parts[i],
+                            codec,
+                            pre.valueBytes(),
+                            keyCounts[i],
+                            p.mix(),
+                            p.distribution(),
+                            p.scanLength(),
+                            scenario.seed() + 7919L * (upcoming + 1) + 104729L * i);
+                }
+            }
             StackRunner.sleepUntil(t0 + k * SECOND);
             if (k > 0) {
                 PhaseSpec phase = phases.get(phaseOfSecond[k - 1]);
@@ -460,15 +479,7 @@ final class TenantRunner {
                     current = new AsyncOpenLoopDriver[n];
                     acc = new TenantPhase[n];
                     for (int i = 0; i < n; i++) {
-                        StoreWorkload task = new StoreWorkload(
-                                parts[i],
-                                codec,
-                                pre.valueBytes(),
-                                keyCounts[i],
-                                p.mix(),
-                                p.distribution(),
-                                p.scanLength(),
-                                scenario.seed() + 7919L * (nextPhase + 1) + 104729L * i);
+                        StoreWorkload task = nextTasks[i];
                         if (spec.quotaFollowsRate() && quotaAtOpen[i].wcu() > 0) {
                             PartitionQuota q = quotaAtOpen[i];
                             parts[i].setQuota(new PartitionQuota(

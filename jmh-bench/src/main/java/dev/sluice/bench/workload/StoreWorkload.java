@@ -5,6 +5,8 @@ import dev.sluice.core.OverloadedException;
 import dev.sluice.core.Partition;
 import dev.sluice.core.QuotaExceededException;
 import dev.sluice.core.WriteMode;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -49,13 +51,23 @@ public final class StoreWorkload implements AsyncOpTask {
         this.pool = randomPool(seed, POOL_BYTES + valueBytes);
     }
 
+    /**
+     * {@code size} random bytes: each {@code nextLong} of {@code SplittableRandom(seed)} stored little-endian (the last
+     * one cut). Written a long at a time: the runners build one pool per tenant and phase, and a byte-at-a-time loop over
+     * 4 MiB took milliseconds, enough to start later tenants' open-loop arrivals late.
+     */
     static byte[] randomPool(long seed, int size) {
         byte[] b = new byte[size];
         SplittableRandom r = new SplittableRandom(seed);
-        for (int i = 0; i < size; i += 8) {
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int whole = size - size % 8;
+        for (int i = 0; i < whole; i += 8) {
+            buf.putLong(i, r.nextLong());
+        }
+        if (whole < size) {
             long v = r.nextLong();
-            for (int j = 0; j < 8 && i + j < size; j++) {
-                b[i + j] = (byte) (v >>> (8 * j));
+            for (int i = whole; i < size; i++) {
+                b[i] = (byte) (v >>> (8 * (i - whole)));
             }
         }
         return b;
