@@ -67,8 +67,10 @@ final class RocksPartition implements Partition {
     private final ConcurrentTaskLimiterImpl compactionLimiter;
     private final SluiceConfig config;
     private final ExecutorService asyncPool;
-    /** This partition's share of {@link #asyncPool} ({@code async.partition.threads}). */
-    /** Reads and scans, and separately writes, each get {@code async.partition.threads} slots (PartitionAsyncSlots). */
+    /**
+     * This partition's share of {@link #asyncPool} ({@code async.partition.threads}): its reads and scans, and separately
+     * its writes, each get that many slots.
+     */
     private final PartitionAsyncSlots asyncReadSlots;
 
     private final PartitionAsyncSlots asyncWriteSlots;
