@@ -34,18 +34,21 @@ class PartitionAsyncIsolationTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    @Test
-    void aPartitionBlockedInRocksDbDoesNotHoldTheOtherPartitionsThreads() throws Exception {
-        String name = "isolation";
-        SluiceConfig cfg = SluiceConfig.builder(dir)
-                .partitions("a", "b")
+    /** Two async threads, one slot per partition (each for reads and for writes), the Env's fault hooks on. */
+    private SluiceNode openWithOneSlot(String... partitions) {
+        return Sluice.open(SluiceConfig.builder(dir)
+                .partitions(partitions)
                 .env("priority")
                 .controls("test-hooks")
                 .tickPeriod(Duration.ofMillis(50))
                 .asyncThreads(2)
                 .asyncPartitionThreads(1)
-                .build();
-        SluiceNode node = Sluice.open(cfg);
+                .build());
+    }
+
+    @Test
+    void aPartitionBlockedInRocksDbDoesNotHoldTheOtherPartitionsThreads() throws Exception {
+        SluiceNode node = openWithOneSlot("a", "b");
         PriorityEnv env = NodeHooks.ENVS.get("a"); // test-hooks registers the Env under the first partition
         Partition a = node.partition("a");
         Partition bp = node.partition("b");
@@ -79,15 +82,7 @@ class PartitionAsyncIsolationTest {
      */
     @Test
     void aPartitionsReadDoesNotWaitBehindItsOwnBlockedWrites() throws Exception {
-        SluiceConfig cfg = SluiceConfig.builder(dir)
-                .partitions("a")
-                .env("priority")
-                .controls("test-hooks")
-                .tickPeriod(Duration.ofMillis(50))
-                .asyncThreads(2)
-                .asyncPartitionThreads(1)
-                .build();
-        SluiceNode node = Sluice.open(cfg);
+        SluiceNode node = openWithOneSlot("a");
         PriorityEnv env = NodeHooks.ENVS.get("a");
         Partition a = node.partition("a");
         a.put(b("k"), b("v"));
