@@ -46,6 +46,19 @@ class PartitionAsyncIsolationTest {
                 .build());
     }
 
+    /**
+     * Submits a put whose WAL write the Env delays by 5 s, and returns once that write is being held: the put (and the
+     * write group behind it) occupies an async thread until then.
+     */
+    private static CompletableFuture<Void> putHeldInTheEnv(PriorityEnv env, Partition p, String key, String value) {
+        int slow = env.faults()
+                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(5))
+                        .maxFaults(1));
+        CompletableFuture<Void> put = p.putAsync(b(key), b(value), WriteMode.DEFAULT);
+        await().atMost(Duration.ofSeconds(30)).until(() -> env.faults().hits(slow) == 1);
+        return put;
+    }
+
     @Test
     void aPartitionBlockedInRocksDbDoesNotHoldTheOtherPartitionsThreads() throws Exception {
         SluiceNode node = openWithOneSlot("a", "b");
@@ -53,11 +66,7 @@ class PartitionAsyncIsolationTest {
         Partition a = node.partition("a");
         Partition bp = node.partition("b");
         bp.put(b("k"), b("v-b"));
-        int slow = env.faults()
-                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(5))
-                        .maxFaults(1));
-        CompletableFuture<Void> a1 = a.putAsync(b("k1"), b("v1"), WriteMode.DEFAULT);
-        await().atMost(Duration.ofSeconds(30)).until(() -> env.faults().hits(slow) == 1); // a1 holds a thread
+        CompletableFuture<Void> a1 = putHeldInTheEnv(env, a, "k1", "v1"); // a1 holds a thread
         CompletableFuture<Void> a2 =
                 a.putAsync(b("k2"), b("v2"), WriteMode.DEFAULT); // would block behind a1's write group
         CompletableFuture<byte[]> read = bp.getAsync(b("k"));
@@ -86,11 +95,7 @@ class PartitionAsyncIsolationTest {
         PriorityEnv env = NodeHooks.ENVS.get("a");
         Partition a = node.partition("a");
         a.put(b("k"), b("v"));
-        int slow = env.faults()
-                .inject(FaultRule.delay(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), Duration.ofSeconds(5))
-                        .maxFaults(1));
-        CompletableFuture<Void> w1 = a.putAsync(b("k1"), b("v1"), WriteMode.DEFAULT);
-        await().atMost(Duration.ofSeconds(30)).until(() -> env.faults().hits(slow) == 1); // w1 holds the write slot
+        CompletableFuture<Void> w1 = putHeldInTheEnv(env, a, "k1", "v1"); // w1 holds the write slot
         CompletableFuture<Void> w2 = a.putAsync(b("k2"), b("v2"), WriteMode.DEFAULT); // waits in a's write queue
         CompletableFuture<byte[]> read = a.getAsync(b("k"));
         await("a's read runs while a's write is held in the Env")
