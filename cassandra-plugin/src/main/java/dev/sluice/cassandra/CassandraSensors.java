@@ -21,6 +21,7 @@ import org.apache.cassandra.db.compaction.LeveledManifest;
 import org.apache.cassandra.db.lifecycle.View;
 import org.apache.cassandra.db.memtable.AbstractAllocatorMemtable;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.metrics.ClientMetrics;
 import org.apache.cassandra.service.StorageService;
 import org.apache.cassandra.utils.memory.MemtablePool;
 
@@ -38,7 +39,11 @@ import org.apache.cassandra.utils.memory.MemtablePool;
  *       each level's excess over its target, plus L0 when it holds {@code min_threshold} sstables; plus what running
  *       compactions of the table have not yet processed;
  *   <li>flushes: memtables being flushed; compactions: the table's running compactions;
- *   <li>operations: the table's read, write and range-read latency counts (bytes are not known: 0).
+ *   <li>operations: the table's read, write and range-read latency counts (bytes are not known: 0);
+ *   <li>admission queue: the native transport has no queue; it holds requests back by pausing client connections
+ *       ({@code ClientMetrics}' {@code ConnectionPaused} count). While Sluice's rate limit is on, the pauses during the
+ *       interval stand for the requests waiting at the gate (node-wide, like the limit itself), so the admission
+ *       controller sees when its gate binds. Pauses for other backpressure (bytes or queue time in flight) count too.
  * </ul>
  *
  * <p>Thread-safety: called from the control thread only.
@@ -46,7 +51,7 @@ import org.apache.cassandra.utils.memory.MemtablePool;
 final class CassandraSensors {
     static final long MIB = 1L << 20;
 
-    private record Previous(long timeNanos, OpCounters ops) {}
+    private record Previous(long timeNanos, OpCounters ops, long pausedConnections) {}
 
     private final Map<String, Previous> previous = new HashMap<>();
 
@@ -123,9 +128,15 @@ final class CassandraSensors {
                 0,
                 0,
                 0);
-        Previous prev = previous.put(t.name, new Previous(nowNanos, ops));
+        long paused = pausedConnections();
+        Previous prev = previous.put(t.name, new Previous(nowNanos, ops, paused));
         long interval = prev == null ? 0 : nowNanos - prev.timeNanos();
         OpCounters delta = prev == null ? OpCounters.ZERO : ops.minus(prev.ops());
+        // the native transport holds requests back by pausing connections; with the rate limit on, a pause during the
+        // interval means the gate was binding (admission's "requests held back")
+        int heldBack = prev == null || Double.isInfinite(admissionRate)
+                ? 0
+                : (int) Math.min(Integer.MAX_VALUE, Math.max(0, paused - prev.pausedConnections()));
 
         int maxThreshold = Math.max(minThreshold, cfs.getMaximumCompactionThreshold());
         return new LsmSnapshot(
@@ -159,11 +170,20 @@ final class CassandraSensors {
                 IoStats.EMPTY,
                 IoStats.EMPTY,
                 admissionRate,
-                0,
+                heldBack,
                 -1,
                 0,
                 PartitionHealth.OK,
                 -1);
+    }
+
+    /** Connection pauses so far (cumulative); 0 before the native transport has started and registered its metrics. */
+    private static long pausedConnections() {
+        try {
+            return ClientMetrics.instance.getNumberOfPausedConnections();
+        } catch (NullPointerException notStarted) {
+            return 0; // ClientMetrics.init() creates the meter when the native transport starts
+        }
     }
 
     void forget(String table) {

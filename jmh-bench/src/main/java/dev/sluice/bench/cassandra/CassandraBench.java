@@ -150,7 +150,9 @@ public final class CassandraBench implements Callable<Integer> {
         List<Results.Stack> results = new ArrayList<>();
         long missingTotal = 0;
         for (CassandraScenario.Stack st : chosen) {
-            System.out.printf("== stack %s: %s (%d s)%n", st.name(), st.description(), seconds);
+            System.out.printf(
+                    "== stack %s: %s (%d s, the first %d s warm-up)%n",
+                    st.name(), st.description(), seconds, sc.warmupFor(seconds));
             StackResult r = runStack(sc, st, seconds, cp, results.isEmpty());
             results.add(r.stack());
             missingTotal += r.missing();
@@ -224,7 +226,7 @@ public final class CassandraBench implements Callable<Integer> {
                 cql.execute("CREATE TABLE " + KS + ".probe (k int PRIMARY KEY) WITH compaction = {'class':"
                         + " 'dev.sluice.cassandra.SluiceCompactionStrategy'}");
             }
-            Load load = new Load(cql, sc, node, sluice);
+            Load load = new Load(cql, sc, node, sluice, sc.warmupFor(seconds));
             List<Results.Phase> phases = new ArrayList<>();
             int start = 0;
             for (int i = 0; i < sc.phases().size(); i++) {
@@ -253,6 +255,7 @@ public final class CassandraBench implements Callable<Integer> {
                 start += len;
             }
             load.stopSampling();
+            load.awaitInFlight();
             long missing = load.readBack();
             Map<String, Long> events = new TreeMap<>();
             if (sluice) {
@@ -311,12 +314,27 @@ public final class CassandraBench implements Callable<Integer> {
                 .build();
     }
 
+    /** A semaphore whose permits can be withdrawn while they are held (a closed loop's number in flight). */
+    private static final class Slots extends Semaphore {
+        Slots() {
+            super(0);
+        }
+
+        @Override
+        public void reducePermits(int reduction) {
+            super.reducePermits(reduction);
+        }
+    }
+
     /** The closed-loop load, its 1-s windows and the latency histograms of the measured windows. */
     private static final class Load {
         final CqlSession cql;
         final CassandraScenario sc;
         final CassandraNodeProcess node;
         final boolean sluice;
+        /** Windows up to this second are warm-up (not measured). */
+        final int warmupSeconds;
+
         final PreparedStatement write;
         final PreparedStatement read;
         final BitSet written = new BitSet();
@@ -334,13 +352,22 @@ public final class CassandraBench implements Callable<Integer> {
             t.setDaemon(true);
             return t;
         });
+        /**
+         * The requests that may be in flight: one semaphore for every phase, so that a phase with fewer requests in
+         * flight takes over as the earlier phase's requests complete, without draining them first (a drain at the
+         * switch left the node idle for the slowest request's latency and made that second the run's worst).
+         */
+        final Slots inFlight = new Slots();
+
+        int concurrency;
         volatile String phase = "";
         int second;
         long lastReads, lastWrites, lastErrors;
         long peakRss;
 
-        Load(CqlSession cql, CassandraScenario sc, CassandraNodeProcess node, boolean sluice) {
+        Load(CqlSession cql, CassandraScenario sc, CassandraNodeProcess node, boolean sluice, int warmupSeconds) {
             this.cql = cql;
+            this.warmupSeconds = warmupSeconds;
             this.sc = sc;
             this.node = node;
             this.sluice = sluice;
@@ -355,7 +382,12 @@ public final class CassandraBench implements Callable<Integer> {
             System.out.printf(
                     "   phase %s: %d s, %d in flight, %.0f%% reads%n",
                     ph.name(), seconds, ph.concurrency(), 100 * ph.readFraction());
-            Semaphore inFlight = new Semaphore(ph.concurrency());
+            if (ph.concurrency() > concurrency) {
+                inFlight.release(ph.concurrency() - concurrency);
+            } else {
+                inFlight.reducePermits(concurrency - ph.concurrency());
+            }
+            concurrency = ph.concurrency();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             while (System.nanoTime() < end) {
                 if (!inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
@@ -384,8 +416,14 @@ public final class CassandraBench implements Callable<Integer> {
                             });
                 }
             }
-            inFlight.acquire(ph.concurrency()); // let the requests in flight finish inside the phase's windows
-            inFlight.release(ph.concurrency());
+        }
+
+        /** Waits for the last phase's requests in flight to complete (call after {@link #stopSampling()}). */
+        void awaitInFlight() throws InterruptedException {
+            if (!inFlight.tryAcquire(concurrency, 60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("requests still in flight 60 s after the load ended");
+            }
+            inFlight.release(concurrency);
         }
 
         private boolean done(Throwable e, Recorder rec, long t0, AtomicLong count) {
@@ -418,7 +456,7 @@ public final class CassandraBench implements Callable<Integer> {
                 lastReads = rd;
                 lastWrites = wr;
                 lastErrors = er;
-                boolean measured = second > sc.warmupSeconds();
+                boolean measured = second > warmupSeconds;
                 if (measured) {
                     allMeasured.add(all);
                     readMeasured.add(r);

@@ -36,6 +36,14 @@ record CassandraScenario(
 
     record Stack(String name, String description, String compaction, Map<String, String> sysprops) {}
 
+    /**
+     * The warm-up for a run of {@code seconds}: the scenario's, but at most a third of a shorter run (a smoke run set by
+     * {@code --duration}), so that some windows are measured.
+     */
+    int warmupFor(int seconds) {
+        return Math.min(warmupSeconds, seconds / 3);
+    }
+
     static CassandraScenario load(String nameOrPath) throws IOException {
         Path file = Path.of(nameOrPath);
         String text;

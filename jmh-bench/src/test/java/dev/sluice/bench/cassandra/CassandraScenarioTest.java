@@ -40,6 +40,14 @@ class CassandraScenarioTest {
     }
 
     @Test
+    void aShortRunKeepsTwoThirdsOfItsWindowsMeasured() throws Exception {
+        CassandraScenario s = CassandraScenario.load("cassandra-flood");
+        assertThat(s.warmupFor(s.durationSeconds())).isEqualTo(s.warmupSeconds());
+        assertThat(s.warmupFor(30)).isEqualTo(Math.min(s.warmupSeconds(), 10));
+        assertThat(s.warmupFor(5)).isEqualTo(Math.min(s.warmupSeconds(), 1));
+    }
+
+    @Test
     void durations() {
         assertThat(CassandraBench.parseDuration("30s")).isEqualTo(30);
         assertThat(CassandraBench.parseDuration("10m")).isEqualTo(600);
