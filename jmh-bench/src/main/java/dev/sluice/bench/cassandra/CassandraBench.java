@@ -597,6 +597,8 @@ public final class CassandraBench implements Callable<Integer> {
                     null,
                     null,
                     LatencyStats.of(writeMeasured),
+                    null,
+                    null,
                     null);
         }
     }

@@ -176,6 +176,24 @@ public final class Summary {
                 s -> s.metrics().readAmplification(),
                 "%.2f",
                 1));
+        if (stacks.stream().anyMatch(s -> s.metrics().inputBytes() != null)) {
+            rows.add(new Row(
+                    "inputBytes",
+                    "Input accepted (GiB of keys + values)",
+                    s -> s.metrics().inputBytes() == null
+                            ? null
+                            : (double) s.metrics().inputBytes(),
+                    "%,.2f",
+                    1.0 / (1 << 30)));
+        }
+        if (stacks.stream().anyMatch(s -> s.metrics().cpuSeconds() != null)) {
+            rows.add(new Row(
+                    "cpuSeconds",
+                    "CPU time (s, whole process: engine + clients)",
+                    s -> s.metrics().cpuSeconds(),
+                    "%,.1f",
+                    1));
+        }
         rows.add(new Row(
                 "peakRssBytes",
                 "Peak RSS (MiB)",

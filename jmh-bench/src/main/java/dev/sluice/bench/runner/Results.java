@@ -223,6 +223,9 @@ public final class Results {
      * @param peakAdmissionQueued most requests waiting in admission gates in any measured window; null when no window
      *     knew (no gate limited the partition)
      * @param latency per operation kind plus {@code all}, from HdrHistogram
+     * @param cpuSeconds CPU time the stack's process used during the measured windows (engine, controllers and the load
+     *     clients together; user + system); null when unknown or not measured (tenant and Cassandra runs)
+     * @param inputBytes user bytes (keys + values) the store accepted during the measured windows; null when unknown
      */
     public record Metrics(
             int measuredSeconds,
@@ -247,7 +250,9 @@ public final class Results {
             Double ioAmplification,
             Chains compactionChains,
             LatencyStats writeLatency,
-            Device device) {}
+            Device device,
+            Double cpuSeconds,
+            Long inputBytes) {}
 
     /**
      * Width of the memory→L1 compactions (every compaction that read L0 and wrote a deeper level) started during the

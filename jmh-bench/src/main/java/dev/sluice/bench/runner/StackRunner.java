@@ -300,6 +300,8 @@ public final class StackRunner {
         NodeSnapshot measuredEnd;
         String partition;
         final WriteGaps gaps = new WriteGaps();
+        /** Process CPU time during the measured windows (ns); -1 when the JVM cannot tell. */
+        long measuredCpuNanos;
         /** Wall-clock ranges [from, to) in µs of the measured phases, for the compaction-chain count. */
         final List<long[]> measuredWallMicros = new ArrayList<>();
 
@@ -355,11 +357,13 @@ public final class StackRunner {
             Double wa = null;
             Double ra = null;
             Double ioa = null;
+            Long input = null;
             if (measuredStart != null && measuredEnd != null) {
                 LsmSnapshot a = measuredStart.partitions().get(partition);
                 LsmSnapshot b = measuredEnd.partitions().get(partition);
                 if (a != null && b != null) {
                     long userWritten = b.ops().bytesWritten() - a.ops().bytesWritten();
+                    input = userWritten;
                     long engineWritten = (b.walBytes() - a.walBytes())
                             + (b.flushBytes() - a.flushBytes())
                             + (b.compactionWriteBytes() - a.compactionWriteBytes());
@@ -408,7 +412,9 @@ public final class StackRunner {
                     ioa,
                     chains,
                     writes.getTotalCount() == 0 ? null : LatencyStats.of(writes),
-                    device == null ? null : device.result(prefetchIos()));
+                    device == null ? null : device.result(prefetchIos()),
+                    measuredCpuNanos < 0 || m.isEmpty() ? null : round3(measuredCpuNanos / 1e9),
+                    input);
         }
 
         /** PREFETCH-class I/Os over the measured windows, when the Env counted them. */
@@ -448,6 +454,7 @@ public final class StackRunner {
 
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
         long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        long cpuAtWindowStart = ProcStatus.cpuNanos();
         LoadDriver current = null;
         int currentPhase = -1;
         long backlogMaxAcrossPhase = 0;
@@ -474,6 +481,12 @@ public final class StackRunner {
                 int pi = phaseOfSecond[k - 1];
                 PhaseSpec phase = phases.get(pi);
                 WindowRecorder.Interval iv = recorder.take();
+                long cpu = ProcStatus.cpuNanos();
+                if (phase.measured() && t.measuredCpuNanos >= 0) {
+                    t.measuredCpuNanos =
+                            cpu < 0 || cpuAtWindowStart < 0 ? -1 : t.measuredCpuNanos + (cpu - cpuAtWindowStart);
+                }
+                cpuAtWindowStart = cpu;
                 NodeSnapshot snap = latest != null ? latest : prev;
                 Long backlog = null;
                 Long backlogMax = null;

@@ -313,6 +313,8 @@ final class TenantRunner {
                     null,
                     null,
                     null,
+                    null,
+                    null,
                     null);
         }
     }

@@ -34,6 +34,8 @@ class HeadlineTest {
                 null,
                 null,
                 null,
+                null,
+                null,
                 null);
         return new Results.Stack(
                 name, "", false, "p", List.of(), Map.of(), Map.of(), null, null, List.of(), m, Map.of(), Map.of(), 0,

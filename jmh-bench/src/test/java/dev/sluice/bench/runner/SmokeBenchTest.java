@@ -165,6 +165,20 @@ class SmokeBenchTest {
             assertThat(s.preload().keys()).isEqualTo(20_000);
             assertThat(m.writeAmplification()).isNotNull().isGreaterThan(0.5);
             assertThat(m.peakRssBytes()).isGreaterThan(50L << 20);
+            // Input accepted: the measured writes' keys and values (16 B + 1024 B each), give or take the snapshot
+            // interval at both ends of the measured phases.
+            long writes = java.util.stream.Stream.of("insert", "update", "rmw")
+                    .map(k -> m.latency().get(k))
+                    .filter(java.util.Objects::nonNull)
+                    .mapToLong(dev.sluice.bench.metrics.LatencyStats::count)
+                    .sum();
+            assertThat(writes).isPositive();
+            assertThat(m.inputBytes()).isBetween(writes * 1040 / 2, writes * 1040 * 2);
+            // CPU time over the measured windows: something, and no more than every core for every measured second.
+            assertThat(m.cpuSeconds())
+                    .isPositive()
+                    .isLessThanOrEqualTo(
+                            m.measuredSeconds() * Runtime.getRuntime().availableProcessors() * 1.2);
             assertThat(s.environment().rssMode()).isEqualTo("child-jvm");
             if (s.environment().deviceEmulated()) {
                 assertThat(s.environment().envOptions()).containsEntry("device.iops", "50000");
