@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ADOC (§5) on real RocksDB and the priority Env's emulated device: a write flood on 4-MiB memtables whose L0→L1
- * compactions are capped at 2 MiB/s makes L0 overflow (≥ 20 files, the slowdown trigger); ADOC raises
+ * compactions are capped at 2 MiB/s makes L0 overflow (≥ 15 files, 0.75 of the slowdown trigger); ADOC raises
  * max_background_jobs, never past its maximum, and RocksDB's own OPTIONS file — which it rewrites on every
  * SetDBOptions/SetOptions — shows the values ADOC applied last.
  */
@@ -150,6 +150,11 @@ class AdocNodeTest {
         assertThat(Long.parseLong(live.get("write_buffer_size")))
                 .as("live write_buffer_size vs ADOC's last applied; events %s", batch)
                 .isEqualTo(lastBatch);
+        List<ControlEvent> subs = applied(f.events(), "max_subcompactions");
+        long lastSubs = subs.isEmpty() ? 1 : value(subs.get(subs.size() - 1).action());
+        assertThat(Long.parseLong(live.get("max_subcompactions")))
+                .as("live max_subcompactions vs ADOC's last applied; events %s", subs)
+                .isEqualTo(lastSubs);
     }
 
     @Test
@@ -161,13 +166,26 @@ class AdocNodeTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(first.action()).isEqualTo("max_background_jobs=4");
-        assertThat(first.reason()).containsPattern("L0O: \\d+ L0 files >= 20").contains("max_background_jobs 2 -> 4");
+        assertThat(first.reason())
+                .as("L0O counts from 0.75 of the slowdown trigger 20 (early.warning default)")
+                .containsPattern("L0O: \\d+ L0 files >= 15")
+                .contains("max_background_jobs 2 -> 4");
         assertThat(f.ticks())
                 .as("the flood did overflow L0")
-                .anySatisfy(t -> assertThat(t.l0Files()).isGreaterThanOrEqualTo(20));
+                .anySatisfy(t -> assertThat(t.l0Files()).isGreaterThanOrEqualTo(15));
         assertThat(f.ticks())
                 .as("the node's snapshot shows the raise")
                 .anySatisfy(t -> assertThat(t.maxBackgroundJobs()).isGreaterThan(2));
+        ControlEvent firstSubs = applied(f.events(), "max_subcompactions").stream()
+                .filter(e -> e.reason().startsWith("L0O"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no max_subcompactions change; events " + f.events()));
+        assertThat(firstSubs.action())
+                .as("4 jobs leave 3 compaction slots for the L0->L1 job")
+                .isEqualTo("max_subcompactions=3");
+        assertThat(f.ticks())
+                .as("the node's snapshot shows the live max_subcompactions")
+                .anySatisfy(t -> assertThat(t.maxSubcompactions()).isGreaterThan(1));
         assertBoundedAndLive(f, store);
     }
 

@@ -133,6 +133,12 @@ final class CassandraActuators implements Actuators {
     }
 
     @Override
+    public void setMaxSubcompactions(String partition, int subcompactions) {
+        throw new UnsupportedOperationException("max_subcompactions: Cassandra runs each compaction task on one"
+                + " compactor thread; its parallelism is concurrent_compactors (max_background_jobs here)");
+    }
+
+    @Override
     public void setMaxWriteBufferNumber(String partition, int count) {
         throw new UnsupportedOperationException(
                 "max_write_buffer_number: Cassandra has no such knob (memtables flush by memtable_cleanup_threshold)");

@@ -174,6 +174,7 @@ final class CassandraSensors {
                 -1,
                 0,
                 PartitionHealth.OK,
+                -1,
                 -1);
     }
 

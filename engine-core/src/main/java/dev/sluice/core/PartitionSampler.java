@@ -122,7 +122,7 @@ final class PartitionSampler {
                 jobs.add(new CompactionThread(t.getDbName(), t.getOperationProperties()));
             }
         }
-        return l0Merges(jobs, partition.dir().toString(), partition.options().maxSubcompactions());
+        return l0Merges(jobs, partition.dir().toString(), partition.maxSubcompactions);
     }
 
     private LsmSnapshot doSample(long nowNanos, int maxBackgroundJobs, boolean record) {
@@ -208,7 +208,8 @@ final class PartitionSampler {
                     merges.progress(),
                     merges.intraL0Bytes(),
                     partition.healthLocked(),
-                    o.level0FileNumCompactionTrigger());
+                    o.level0FileNumCompactionTrigger(),
+                    partition.maxSubcompactions);
             if (record) {
                 previous = s;
             }

@@ -6,6 +6,7 @@ import dev.sluice.core.control.ControlEvent;
 import dev.sluice.core.control.ControlEventLog;
 import dev.sluice.core.spi.IoControl;
 import dev.sluice.core.spi.StorageEnv;
+import java.lang.reflect.Constructor;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -103,6 +104,40 @@ final class RocksActuators implements Actuators {
                     + RocksPartition.describe(e));
         } finally {
             p.exit();
+        }
+    }
+
+    @Override
+    public void setMaxSubcompactions(String partition, int subcompactions) {
+        positive("max_subcompactions", subcompactions);
+        RocksPartition p = p(partition);
+        p.enter(); // Partition.resume() may replace the DB
+        try {
+            p.db().setDBOptions(unlistedDbOption("max_subcompactions", Integer.toString(subcompactions)));
+            p.maxSubcompactions = subcompactions;
+        } catch (RocksDBException e) {
+            throw new ActionFailure("partition '" + partition + "': RocksDB refused max_subcompactions="
+                    + subcompactions + ": " + RocksPartition.describe(e));
+        } finally {
+            p.exit();
+        }
+    }
+
+    /**
+     * A DB option that RocksDB 9.10 can change on a live DB ({@code DBOptions::max_subcompactions} is marked "dynamically
+     * changeable through SetDBOptions()") but that rocksdbjni's {@link MutableDBOptions} builder does not list. {@code
+     * RocksDB.setDBOptions} passes keys and values as strings to {@code DB::SetDBOptions}, so the options object is
+     * built from them directly (its constructor is private); RocksDB itself validates the key and value.
+     * {@code AdocNodeTest} reads the value back from the OPTIONS file RocksDB rewrites.
+     */
+    static MutableDBOptions unlistedDbOption(String key, String value) {
+        try {
+            Constructor<MutableDBOptions> c =
+                    MutableDBOptions.class.getDeclaredConstructor(String[].class, String[].class);
+            c.setAccessible(true);
+            return c.newInstance(new String[] {key}, new String[] {value});
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new ActionFailure("rocksdbjni offers no way to set DB option " + key + " (" + e + ")");
         }
     }
 

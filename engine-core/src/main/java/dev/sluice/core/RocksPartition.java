@@ -83,6 +83,8 @@ final class RocksPartition implements Partition {
     private volatile TenantQuota quota;
     /** Current max_background_jobs (RocksDB offers no getter for mutable DB options). */
     volatile int maxBackgroundJobs;
+    /** Current max_subcompactions (as above: no getter). */
+    volatile int maxSubcompactions;
 
     private final WriteOptions syncWrite = new WriteOptions().setSync(true);
     private final WriteOptions asyncWrite = new WriteOptions().setSync(false);
@@ -133,6 +135,7 @@ final class RocksPartition implements Partition {
                 asyncPool, config.asyncPartitionThreads(), config.asyncQueueCapacity(), this::poolRejected);
         this.snapshotSupplier = snapshotSupplier;
         this.maxBackgroundJobs = options.maxBackgroundJobs();
+        this.maxSubcompactions = options.maxSubcompactions();
         this.quota = new TenantQuota(name, config.quota(name), System::nanoTime, TenantQuota.Waiter.SYSTEM);
         this.getTimer = timer(registry, "get");
         this.multiGetTimer = timer(registry, "multiget");
@@ -1022,6 +1025,7 @@ final class RocksPartition implements Partition {
             errorsAcknowledged = statistics.getTickerCount(TickerType.ERROR_HANDLER_BG_ERROR_COUNT);
             suspect = false;
             maxBackgroundJobs = options.maxBackgroundJobs();
+            maxSubcompactions = options.maxSubcompactions();
             return healthLocked();
         } finally {
             lifecycle.writeLock().unlock();

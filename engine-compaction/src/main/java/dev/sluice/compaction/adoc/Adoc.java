@@ -52,7 +52,8 @@ public final class Adoc implements ControlLoop {
             long batchStepBytes,
             double earlyWarning,
             double mmoActiveFraction,
-            int quietWindows) {
+            int quietWindows,
+            int maxSubcompactions) {
         public Settings {
             if (windowNanos <= 0) {
                 throw new IllegalArgumentException("window must be positive, was " + windowNanos + " ns");
@@ -68,11 +69,31 @@ public final class Adoc implements ControlLoop {
             if (quietWindows < 1) {
                 throw new IllegalArgumentException("quiet windows must be at least 1, was " + quietWindows);
             }
+            if (maxSubcompactions < 1) {
+                throw new IllegalArgumentException("max subcompactions must be at least 1, was " + maxSubcompactions);
+            }
         }
 
-        /** The paper's values: T_w = 1 s, +2 threads, +64 MiB, thresholds as RocksDB's; maximum batch 512 MiB (§6.1). */
+        /**
+         * The paper's values: T_w = 1 s, +2 threads, +64 MiB, thresholds as RocksDB's; maximum batch 512 MiB (§6.1);
+         * the thread count does not reach into the L0→L1 job (max subcompactions 1).
+         */
         public static Settings paper(int maxBackgroundJobs) {
-            return new Settings(1_000_000_000L, maxBackgroundJobs, 512L << 20, 2, 64L << 20, 1.0, 0.9, 1);
+            return new Settings(1_000_000_000L, maxBackgroundJobs, 512L << 20, 2, 64L << 20, 1.0, 0.9, 1, 1);
+        }
+
+        /** The same with the L0→L1 job's threads following the compaction threads, up to {@code maxSubcompactions}. */
+        public Settings withMaxSubcompactions(int max) {
+            return new Settings(
+                    windowNanos,
+                    maxBackgroundJobs,
+                    maxWriteBufferBytes,
+                    threadStep,
+                    batchStepBytes,
+                    earlyWarning,
+                    mmoActiveFraction,
+                    quietWindows,
+                    max);
         }
     }
 
@@ -83,6 +104,9 @@ public final class Adoc implements ControlLoop {
     private static final class PartitionState {
         final int initialJobs;
         final long initialBatch;
+        /** The partition's first max_subcompactions; -1 when its engine has no such knob. */
+        final int initialSubcompactions;
+
         long windowStart;
         final EnumSet<Overflow> seen = EnumSet.noneOf(Overflow.class);
         /** Peaks seen in the window and the thresholds they were compared with, for the reason. */
@@ -99,6 +123,7 @@ public final class Adoc implements ControlLoop {
         PartitionState(LsmSnapshot s, long now) {
             initialJobs = s.maxBackgroundJobs();
             initialBatch = s.writeBufferSize();
+            initialSubcompactions = s.maxSubcompactions();
             windowStart = now;
         }
 
@@ -220,6 +245,7 @@ public final class Adoc implements ControlLoop {
                             "%s; max_background_jobs %d -> %d (flushes max(1, jobs/4) = %d) (ADOC §5)",
                             why, jobs, newJobs, Math.max(1, newJobs / 4))));
         }
+        subcompactions(st, s, newJobs, why, out);
         if (newBatch != batch) {
             out.add(new Action.SetWriteBufferSize(
                     p,
@@ -227,6 +253,38 @@ public final class Adoc implements ControlLoop {
                     String.format(
                             "%s; write_buffer_size %s -> %s (ADOC §5)",
                             why, Bytes.human(batch), Bytes.human(newBatch))));
+        }
+    }
+
+    /**
+     * The L0→L1 job's threads follow the compaction threads: {@code max_subcompactions = compaction slots of jobs =
+     * jobs − max(1, jobs / 4)}, between the partition's initial value and {@code max(maxSubcompactions, initial)}.
+     * RocksDB cuts only an L0→base compaction into subcompactions (leveled style), so this is exactly the job L0O
+     * waits for; without it a larger {@code max_background_jobs} cannot speed that one job (ADOC §3.2: "L0-L1
+     * compaction ... cannot be parallelized with other L0-L1 compaction jobs"). Off when maxSubcompactions is 1 or the
+     * engine has no such knob.
+     */
+    private void subcompactions(PartitionState st, LsmSnapshot s, int jobs, String why, List<Action> out) {
+        int current = s.maxSubcompactions();
+        if (cfg.maxSubcompactions() <= 1 || st.initialSubcompactions < 1 || current < 1) {
+            return;
+        }
+        int slots = Math.max(1, jobs - Math.max(1, jobs / 4));
+        int want = Math.max(
+                st.initialSubcompactions, Math.min(Math.max(cfg.maxSubcompactions(), st.initialSubcompactions), slots));
+        if (want != current) {
+            out.add(new Action.SetMaxSubcompactions(
+                    s.partition(),
+                    want,
+                    String.format(
+                            "%s; max_subcompactions %d -> %d (threads of the one L0->L1 job follow the %d compaction"
+                                    + " slots of %d jobs, at most %d)",
+                            why,
+                            current,
+                            want,
+                            slots,
+                            jobs,
+                            Math.max(cfg.maxSubcompactions(), st.initialSubcompactions))));
         }
     }
 }

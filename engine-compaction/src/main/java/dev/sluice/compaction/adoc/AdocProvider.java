@@ -18,7 +18,8 @@ public final class AdocProvider implements ControlLoopProvider {
         return "ADOC automatic data overflow control (FAST'23 §5): every window detects L0 overflow, redundancy (pending"
                 + " bytes) overflow and memtable overflow per partition, handles the first in L0O, RDO, MMO order and"
                 + " tunes max_background_jobs (+2 / halve) and write_buffer_size (+64 MiB / halve) by AIMD, between the"
-                + " profile's values and the maxima.";
+                + " profile's values and the maxima; the L0->L1 job's threads (max_subcompactions) follow the"
+                + " compaction threads.";
     }
 
     static final Option<Double> WINDOW_SECONDS = Option.doubleOption(
@@ -29,7 +30,13 @@ public final class AdocProvider implements ControlLoopProvider {
             "s",
             "tuning window T_w: overflows seen in any tick of a window are handled at its end");
     static final Option<Integer> MAX_BACKGROUND_JOBS = Option.intOption(
-            "max.background.jobs", 16, 1, 256, "jobs", "most background threads (max_background_jobs) ADOC raises to");
+            "max.background.jobs",
+            8,
+            1,
+            256,
+            "jobs",
+            "most background threads (max_background_jobs) ADOC raises to (the paper gives none; 8 measured better than"
+                    + " 16 on 2 cores, ADOC.md)");
     static final Option<Long> MAX_WRITE_BUFFER_BYTES = Option.longOption(
             "max.write.buffer.bytes",
             512L << 20,
@@ -48,12 +55,13 @@ public final class AdocProvider implements ControlLoopProvider {
             "bytes added to write_buffer_size per window on MMO");
     static final Option<Double> EARLY_WARNING = Option.doubleOption(
             "early.warning",
-            1,
+            0.75,
             0.01,
             1,
             "fraction",
             "fraction of level0_slowdown_writes_trigger (L0O) and soft_pending_compaction_bytes_limit (RDO) at which an"
-                    + " overflow counts; 1 = RocksDB's thresholds, as in the paper");
+                    + " overflow counts; 1 = RocksDB's thresholds, as in the paper, where RocksDB's slowdown has already"
+                    + " begun (ADOC.md)");
     static final Option<Double> MMO_ACTIVE_FRACTION = Option.doubleOption(
             "mmo.active.fraction",
             0.9,
@@ -70,6 +78,16 @@ public final class AdocProvider implements ControlLoopProvider {
             "windows",
             "windows in a row without overflow before both knobs are halved back");
 
+    static final Option<Integer> MAX_SUBCOMPACTIONS = Option.intOption(
+            "max.subcompactions",
+            4,
+            1,
+            64,
+            "threads",
+            "most threads one L0->L1 compaction may split into (RocksDB max_subcompactions); it follows the compaction"
+                    + " threads (jobs - jobs/4) as ADOC tunes them, never below the profile's value; 1 = leave it alone"
+                    + " (the paper's knobs only)");
+
     @Override
     public OptionSet optionSet() {
         return OptionSet.of(
@@ -80,7 +98,8 @@ public final class AdocProvider implements ControlLoopProvider {
                 BATCH_STEP_BYTES,
                 EARLY_WARNING,
                 MMO_ACTIVE_FRACTION,
-                QUIET_WINDOWS);
+                QUIET_WINDOWS,
+                MAX_SUBCOMPACTIONS);
     }
 
     @Override
@@ -93,6 +112,7 @@ public final class AdocProvider implements ControlLoopProvider {
                 ctx.get(BATCH_STEP_BYTES),
                 ctx.get(EARLY_WARNING),
                 ctx.get(MMO_ACTIVE_FRACTION),
-                ctx.get(QUIET_WINDOWS)));
+                ctx.get(QUIET_WINDOWS),
+                ctx.get(MAX_SUBCOMPACTIONS)));
     }
 }

@@ -20,7 +20,7 @@ class AdocPropertiesTest {
         long maxBatch = 64 * AdocTest.MB * maxBatchSteps;
         AdocTest.Tree t = new AdocTest.Tree().calm();
         Adoc c = new Adoc(
-                new Adoc.Settings(windowTicks * AdocTest.SEC, maxJobs, maxBatch, 2, 64 * AdocTest.MB, 1, 0.9, 1));
+                new Adoc.Settings(windowTicks * AdocTest.SEC, maxJobs, maxBatch, 2, 64 * AdocTest.MB, 1, 0.9, 1, 1));
         assertThat(c.decide(AdocTest.node(t), t.now)).isEmpty();
         int ticks = 0;
         for (int bits : script) {

@@ -32,6 +32,7 @@ class AdocTest {
     static final class Tree {
         int jobs = 2;
         long batch = 64 * MB;
+        int subcompactions = 1;
         int l0;
         long pending;
         long active;
@@ -100,7 +101,8 @@ class AdocTest {
                     -1,
                     0,
                     PartitionHealth.OK,
-                    -1);
+                    -1,
+                    subcompactions);
         }
 
         /** One tick of {@code seconds} on the fake clock; the actions are applied like the actuators would. */
@@ -114,6 +116,8 @@ class AdocTest {
                     jobs = j.jobs();
                 } else if (x instanceof Action.SetWriteBufferSize w) {
                     batch = w.bytes();
+                } else if (x instanceof Action.SetMaxSubcompactions m) {
+                    subcompactions = m.subcompactions();
                 } else {
                     throw new AssertionError("ADOC set an unexpected knob: " + x);
                 }
@@ -159,6 +163,99 @@ class AdocTest {
         assertThat(j.reason())
                 .contains("L0O: 21 L0 files >= 20", "max_background_jobs 2 -> 4", "flushes max(1, jobs/4) = 1");
         assertThat(t.batch).isEqualTo(64 * MB);
+    }
+
+    /**
+     * With max.subcompactions > 1 the L0->L1 job's threads follow the compaction slots of the thread count (jobs −
+     * max(1, jobs/4)), capped, and fall back with the threads — never below the partition's initial value.
+     */
+    @Test
+    void theL0ToL1JobsThreadsFollowTheCompactionThreadsUpToTheirMaximum() {
+        Tree t = new Tree().calm();
+        Adoc c = new Adoc(Adoc.Settings.paper(16).withMaxSubcompactions(4));
+        assertThat(c.decide(node(t), t.now)).isEmpty();
+        t.l0(21);
+        List<Action> a = t.tick(c);
+        assertThat(a).hasSize(2);
+        assertThat(t.jobs).isEqualTo(4);
+        assertThat(t.subcompactions)
+                .as("4 jobs: 1 flush slot, 3 compaction slots")
+                .isEqualTo(3);
+        assertThat(a.get(1).reason())
+                .startsWith("L0O: 21 L0 files >= 20")
+                .contains("max_subcompactions 1 -> 3", "3 compaction slots of 4 jobs, at most 4");
+        t.tick(c);
+        assertThat(t.jobs).isEqualTo(6);
+        assertThat(t.subcompactions)
+                .as("6 jobs have 5 compaction slots; capped at 4")
+                .isEqualTo(4);
+        assertThat(only(t.tick(c), Action.SetMaxBackgroundJobs.class).jobs())
+                .as("at the cap only the thread count moves")
+                .isEqualTo(8);
+        t.calm();
+        t.tick(c);
+        assertThat(t.jobs).isEqualTo(4);
+        assertThat(t.subcompactions).isEqualTo(3);
+        t.tick(c);
+        assertThat(t.jobs).isEqualTo(2);
+        assertThat(t.subcompactions)
+                .as("back at the initial value with the threads")
+                .isEqualTo(1);
+        assertThat(t.tick(c))
+                .as("a calm tree at its initial values: nothing to do")
+                .isEmpty();
+    }
+
+    /** ADOC.md §4, row by row: jobs, max_subcompactions and batch after each window (J = 8, S = 4). */
+    @Test
+    void theWorkedExampleOfAdocMd() {
+        Tree t = new Tree().calm();
+        Adoc c = new Adoc(Adoc.Settings.paper(8).withMaxSubcompactions(4));
+        assertThat(c.decide(node(t), t.now)).isEmpty();
+        t.l0(21);
+        t.tick(c);
+        assertThat(List.of(t.jobs, t.subcompactions, (int) (t.batch / MB))).isEqualTo(List.of(4, 3, 64));
+        t.l0(23).memtables(61.0 / 64, 1);
+        t.tick(c);
+        assertThat(List.of(t.jobs, t.subcompactions, (int) (t.batch / MB))).isEqualTo(List.of(6, 4, 64));
+        t.l0(2).memtables(62.0 / 64, 1);
+        t.tick(c);
+        assertThat(List.of(t.jobs, t.subcompactions, (int) (t.batch / MB))).isEqualTo(List.of(3, 2, 128));
+        t.memtables(0.3, 0).pending(70L << 30);
+        t.tick(c);
+        assertThat(List.of(t.jobs, t.subcompactions, (int) (t.batch / MB))).isEqualTo(List.of(5, 4, 64));
+        t.pending(0);
+        t.tick(c);
+        assertThat(List.of(t.jobs, t.subcompactions, (int) (t.batch / MB))).isEqualTo(List.of(2, 1, 64));
+        assertThat(t.tick(c)).isEmpty();
+    }
+
+    @Test
+    void subcompactionsStayAtTheProfilesValueWhenItIsHigherAndAreLeftAloneWhenOffOrUnknown() {
+        Tree t = new Tree().calm();
+        t.subcompactions = 4; // the profile's value
+        Adoc c = new Adoc(Adoc.Settings.paper(16).withMaxSubcompactions(2));
+        assertThat(c.decide(node(t), t.now)).isEmpty();
+        t.l0(21);
+        assertThat(only(t.tick(c), Action.SetMaxBackgroundJobs.class).jobs()).isEqualTo(4);
+        assertThat(t.subcompactions).as("never below the initial value").isEqualTo(4);
+
+        Tree paper = new Tree().calm();
+        Adoc off = adoc(); // Settings.paper: max subcompactions 1
+        assertThat(off.decide(node(paper), paper.now)).isEmpty();
+        paper.l0(21);
+        assertThat(only(paper.tick(off), Action.SetMaxBackgroundJobs.class).jobs())
+                .isEqualTo(4);
+        assertThat(paper.subcompactions).isEqualTo(1);
+
+        Tree cassandra = new Tree().calm();
+        cassandra.subcompactions = -1; // an engine without the knob
+        Adoc on = new Adoc(Adoc.Settings.paper(16).withMaxSubcompactions(4));
+        assertThat(on.decide(node(cassandra), cassandra.now)).isEmpty();
+        cassandra.l0(21);
+        assertThat(only(cassandra.tick(on), Action.SetMaxBackgroundJobs.class).jobs())
+                .isEqualTo(4);
+        assertThat(cassandra.subcompactions).isEqualTo(-1);
     }
 
     @Test
@@ -251,7 +348,7 @@ class AdocTest {
     @Test
     void overflowsAreCollectedOverTheWholeWindowAndHandledAtItsEnd() {
         Tree t = new Tree().calm();
-        Adoc c = new Adoc(new Adoc.Settings(4 * SEC, 8, 512 * MB, 2, 64 * MB, 1.0, 0.9, 1));
+        Adoc c = new Adoc(new Adoc.Settings(4 * SEC, 8, 512 * MB, 2, 64 * MB, 1.0, 0.9, 1, 1));
         assertThat(c.decide(node(t), t.now)).isEmpty();
         t.l0(25);
         assertThat(t.tick(c)).as("1 s into a 4-s window").isEmpty();
@@ -293,7 +390,7 @@ class AdocTest {
     @Test
     void quietWindowsOptionWaitsThatManyCalmWindowsBeforeGivingBack() {
         Tree t = new Tree().calm();
-        Adoc c = new Adoc(new Adoc.Settings(SEC, 8, 512 * MB, 2, 64 * MB, 1.0, 0.9, 3));
+        Adoc c = new Adoc(new Adoc.Settings(SEC, 8, 512 * MB, 2, 64 * MB, 1.0, 0.9, 3, 1));
         assertThat(c.decide(node(t), t.now)).isEmpty();
         t.l0(30);
         t.tick(c);
@@ -333,7 +430,7 @@ class AdocTest {
     @Test
     void earlyWarningCountsL0AndPendingBytesBeforeRocksDbsThresholds() {
         Tree t = new Tree().calm();
-        Adoc c = new Adoc(new Adoc.Settings(SEC, 8, 512 * MB, 2, 64 * MB, 0.75, 0.9, 1));
+        Adoc c = new Adoc(new Adoc.Settings(SEC, 8, 512 * MB, 2, 64 * MB, 0.75, 0.9, 1, 1));
         assertThat(c.decide(node(t), t.now)).isEmpty();
         t.l0(14);
         assertThat(t.tick(c)).as("14 < 0.75 x 20").isEmpty();

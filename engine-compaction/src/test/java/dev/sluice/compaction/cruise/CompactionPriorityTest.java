@@ -72,7 +72,8 @@ class CompactionPriorityTest {
                 -1,
                 0,
                 dev.sluice.core.sensor.PartitionHealth.OK,
-                -1);
+                -1,
+                1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

@@ -111,7 +111,8 @@ class DeferralTest {
                             -1,
                             0,
                             PartitionHealth.OK,
-                            -1));
+                            -1,
+                            1));
         }
         return new NodeSnapshot(now, m, IoStats.EMPTY, IoStats.EMPTY, use);
     }

@@ -84,7 +84,8 @@ class VlsmL0Test {
                 -1,
                 0,
                 health,
-                trigger);
+                trigger,
+                1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }
 

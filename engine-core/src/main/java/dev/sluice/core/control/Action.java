@@ -59,6 +59,20 @@ public interface Action {
         }
     }
 
+    record SetMaxSubcompactions(String partition, int subcompactions, String reason) implements Action {
+        public String knobName() {
+            return "max_subcompactions";
+        }
+
+        public void applyTo(Actuators a) {
+            a.setMaxSubcompactions(partition, subcompactions);
+        }
+
+        public String describe() {
+            return "max_subcompactions=" + subcompactions;
+        }
+    }
+
     record SetWriteBufferSize(String partition, long bytes, String reason) implements Action {
         public String knobName() {
             return "write_buffer_size";

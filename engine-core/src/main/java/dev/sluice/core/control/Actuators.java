@@ -22,6 +22,12 @@ public interface Actuators {
     /** RocksDB max_background_jobs (flushes get a quarter, ADOC §5). */
     void setMaxBackgroundJobs(String partition, int jobs);
 
+    /**
+     * How many threads one compaction that moves L0 into the base level may split into (RocksDB max_subcompactions:
+     * the L0→L1 job, which no other job can run beside, is cut into key ranges merged in parallel). 1 = one thread.
+     */
+    void setMaxSubcompactions(String partition, int subcompactions);
+
     /** write_buffer_size in bytes (ADOC's batch size). */
     void setWriteBufferSize(String partition, long bytes);
 

@@ -46,6 +46,8 @@ import java.util.List;
  * @param health the partition's background-error state when sampled ({@link PartitionHealth#OK} when healthy)
  * @param l0CompactionTrigger level0_file_num_compaction_trigger; -1 when unknown (e.g. a Cassandra table, which has
  *     no such trigger)
+ * @param maxSubcompactions current max_subcompactions (threads one L0→base compaction may split into); -1 when the
+ *     engine has no such knob (a Cassandra table)
  */
 public record LsmSnapshot(
         String partition,
@@ -82,7 +84,8 @@ public record LsmSnapshot(
         double l0MergeProgress,
         long intraL0MergeBytes,
         PartitionHealth health,
-        int l0CompactionTrigger) {
+        int l0CompactionTrigger,
+        int maxSubcompactions) {
 
     public LsmSnapshot {
         levels = List.copyOf(levels);

@@ -45,7 +45,8 @@ class SortedRunsTest {
                 -1,
                 0,
                 PartitionHealth.OK,
-                4);
+                4,
+                1);
     }
 
     static LevelInfo level(int n, int files, long bytes) {

@@ -105,7 +105,8 @@ class AdaptiveAdmissionTest {
                 l0MergeProgress,
                 intraL0MergeBytes,
                 dev.sluice.core.sensor.PartitionHealth.OK,
-                -1);
+                -1,
+                1);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, nodeIoDelta, 0);
     }
 

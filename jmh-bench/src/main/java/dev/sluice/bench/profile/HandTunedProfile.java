@@ -12,8 +12,8 @@ import org.rocksdb.Options;
  *
  * <p>Values: system properties {@value #JOBS_PROPERTY} (default {@value #DEFAULT_JOBS}) and {@value #BATCH_PROPERTY}
  * in bytes (default {@value #DEFAULT_BATCH_BYTES}, 512 MiB), so a scenario can scale them per stack ({@code
- * sysprop.…}). max_write_buffer_number stays at the stock 2; flush slots follow RocksDB's {@code max_background_jobs /
- * 4}.
+ * sysprop.…}), and {@value #SUBCOMPACTIONS_PROPERTY} (default 1: the threads one L0→L1 compaction may split into).
+ * max_write_buffer_number stays at the stock 2; flush slots follow RocksDB's {@code max_background_jobs / 4}.
  *
  * <p>Lives in jmh-bench because only the benchmarks need it; registered in {@code META-INF/services}.
  */
@@ -21,6 +21,7 @@ public final class HandTunedProfile implements Profile {
     public static final String NAME = "rocksdb-tuned";
     public static final String JOBS_PROPERTY = "sluice.tuned.background.jobs";
     public static final String BATCH_PROPERTY = "sluice.tuned.write.buffer.bytes";
+    public static final String SUBCOMPACTIONS_PROPERTY = "sluice.tuned.max.subcompactions";
     public static final int DEFAULT_JOBS = 8;
     public static final long DEFAULT_BATCH_BYTES = 536_870_912L;
 
@@ -33,8 +34,8 @@ public final class HandTunedProfile implements Profile {
     public String description() {
         return "Stock RocksDB with a static hand-tuned thread count and batch size: max_background_jobs -D"
                 + JOBS_PROPERTY
-                + " (default 8), write_buffer_size -D" + BATCH_PROPERTY + " (default 512 MiB); ADOC's SILK-O setting"
-                + " (§6.1).";
+                + " (default 8), write_buffer_size -D" + BATCH_PROPERTY + " (default 512 MiB), max_subcompactions -D"
+                + SUBCOMPACTIONS_PROPERTY + " (default 1); defaults: ADOC's SILK-O setting (§6.1).";
     }
 
     static long property(String key, long fallback, long min, long max) {
@@ -58,6 +59,7 @@ public final class HandTunedProfile implements Profile {
     public void apply(Options options, BlockBasedTableConfig tableConfig) {
         Profiles.get("rocksdb-default").apply(options, tableConfig);
         options.setMaxBackgroundJobs((int) property(JOBS_PROPERTY, DEFAULT_JOBS, 1, 256))
-                .setWriteBufferSize(property(BATCH_PROPERTY, DEFAULT_BATCH_BYTES, 1L << 20, 64L << 30));
+                .setWriteBufferSize(property(BATCH_PROPERTY, DEFAULT_BATCH_BYTES, 1L << 20, 64L << 30))
+                .setMaxSubcompactions((int) property(SUBCOMPACTIONS_PROPERTY, 1, 1, 64));
     }
 }

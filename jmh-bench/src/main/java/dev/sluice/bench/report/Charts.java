@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *       (right) over time; only for stacks whose partitions have an admission gate.
  *   <li>{@code pending-compaction.png}: pending compaction bytes (MiB), one line per stack.
  *   <li>{@code io-STACK.png}: I/O per class (MiB/s) over time.
- *   <li>{@code adoc-STACK.png}: ADOC's tuning trace (cf. ADOC Fig. 21) — background threads (left) and batch size
+ *   <li>{@code adoc-STACK.png}: ADOC's tuning trace (cf. ADOC Fig. 21) — background threads and, when it moved, the
+ *       L0→L1 job's max_subcompactions (left) and batch size
  *       (write_buffer_size, MiB, right) over time, with a marker row per data overflow (L0O, RDO, MMO) at the windows
  *       whose snapshot shows it; only in runs where a stack runs the {@code adoc} controller, then for every stack.
  *   <li>{@code tenants-STACK.png}: every tenant's p99 latency per second (multi-tenant scenarios only).
@@ -399,6 +400,23 @@ public final class Charts {
         t.setMarker(SeriesMarkers.NONE);
         t.setLineColor(PALETTE[0]);
         t.setLineWidth(1.8f);
+        double[][] subs = points(
+                s,
+                w -> w.tuning() == null || w.tuning().maxSubcompactions() < 1
+                        ? null
+                        : (double) w.tuning().maxSubcompactions(),
+                false);
+        boolean subsMoved = false;
+        for (double v : subs[1]) {
+            subsMoved |= v != subs[1][0];
+        }
+        if (subsMoved) {
+            XYSeries m = c.addSeries("max_subcompactions (threads of the L0->L1 job)", subs[0], subs[1]);
+            m.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step);
+            m.setMarker(SeriesMarkers.NONE);
+            m.setLineColor(PALETTE[5]);
+            m.setLineWidth(1.4f);
+        }
         String[] kinds = {"L0O", "RDO", "MMO"};
         Color[] colors = {PALETTE[1], PALETTE[4], PALETTE[3]};
         for (int k = 0; k < kinds.length; k++) {

@@ -356,12 +356,15 @@ public final class Results {
      * ADOC's view of a window (ADOC §4–§5), from the same snapshot as the window's other gauges: the two knobs it tunes
      * and the thresholds and memtable state its overflow tests read.
      *
+     * @param maxSubcompactions the threads one L0→L1 compaction may split into, which {@code adoc} lets follow its thread
+     *     count (ADOC.md); -1 for an engine without the knob
      * @param overflows the data overflows the snapshot shows, in ADOC's handling order ({@code L0O}, {@code RDO}, {@code
      *     MMO}), tested with RocksDB's own thresholds ({@code dev.sluice.compaction.adoc.Overflow}, early warning 1,
      *     active memtable at 90 % of write_buffer_size)
      */
     public record Tuning(
             int maxBackgroundJobs,
+            int maxSubcompactions,
             long writeBufferSize,
             int maxWriteBufferNumber,
             long activeMemtableBytes,

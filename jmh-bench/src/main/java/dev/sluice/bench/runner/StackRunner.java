@@ -793,6 +793,7 @@ public final class StackRunner {
     static Results.Tuning tuning(LsmSnapshot ps) {
         return new Results.Tuning(
                 ps.maxBackgroundJobs(),
+                ps.maxSubcompactions(),
                 ps.writeBufferSize(),
                 ps.maxWriteBufferNumber(),
                 ps.activeMemtableBytes(),

@@ -51,7 +51,7 @@ class OverflowTableTest {
                 null,
                 Map.of(),
                 null,
-                new Results.Tuning(jobs, batchMiB << 20, 2, 0, 20, 64L << 30, List.of(overflows)),
+                new Results.Tuning(jobs, 1, batchMiB << 20, 2, 0, 20, 64L << 30, List.of(overflows)),
                 null,
                 null);
     }
