@@ -218,6 +218,9 @@ public final class CassandraBench implements Callable<Integer> {
                 CqlSession cql = session(node)) {
             cql.execute("CREATE KEYSPACE " + KS
                     + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+            if (sc.jitWarmupSeconds() > 0) {
+                jitWarmup(cql, sc);
+            }
             cql.execute("CREATE TABLE " + KS + ".t (k bigint PRIMARY KEY, v blob) WITH compaction = {" + st.compaction()
                     + "}");
             if (!sluice) {
@@ -296,6 +299,56 @@ public final class CassandraBench implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * Warms the fresh node's JIT before anything is measured or controlled: the first phase's load, closed loop, for
+     * {@code jit.warmup.seconds} on a table of its own with plain UCS (no Sluice strategy, so no controller starts),
+     * then the table is dropped. Without it both stacks' throughput climbed through the whole measured flood (5 k to
+     * 20 k ops/s over 60 s in the 2026-11-24 run) and admission's t_0, measured on a cold node, was a quarter of the
+     * warm node's capacity (docs/benchmarks.md "Cassandra").
+     */
+    private static void jitWarmup(CqlSession cql, CassandraScenario sc) throws InterruptedException {
+        CassandraScenario.Phase ph = sc.phases().get(0);
+        cql.execute("CREATE TABLE " + KS + ".jit (k bigint PRIMARY KEY, v blob) WITH compaction = {'class':"
+                + " 'UnifiedCompactionStrategy'}");
+        PreparedStatement w = cql.prepare("INSERT INTO " + KS + ".jit (k, v) VALUES (?, ?)");
+        PreparedStatement r = cql.prepare("SELECT v FROM " + KS + ".jit WHERE k = ?");
+        SplittableRandom random = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
+        Semaphore slots = new Semaphore(ph.concurrency());
+        AtomicLong done = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(sc.jitWarmupSeconds());
+        long nextReport = start + TimeUnit.SECONDS.toNanos(10);
+        long reported = 0;
+        System.out.printf(
+                "   JIT warm-up: %d s of phase %s's load on %s.jit (plain UCS, not measured)%n",
+                sc.jitWarmupSeconds(), ph.name(), KS);
+        while (System.nanoTime() < end) {
+            if (!slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                continue;
+            }
+            long k = random.nextInt(sc.keys());
+            var f = random.nextDouble() < ph.readFraction()
+                    ? cql.executeAsync(r.bind(k))
+                    : cql.executeAsync(w.bind(k, Load.value((int) k, sc.valueBytes(), random.nextLong())));
+            f.whenComplete((rs, e) -> {
+                done.incrementAndGet();
+                slots.release();
+            });
+            long now = System.nanoTime();
+            if (now >= nextReport) {
+                long d = done.get();
+                System.out.printf(
+                        "   JIT warm-up %3d s: %7d ops/s%n", (now - start) / 1_000_000_000L, (d - reported) / 10);
+                reported = d;
+                nextReport += TimeUnit.SECONDS.toNanos(10);
+            }
+        }
+        if (!slots.tryAcquire(ph.concurrency(), 60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("JIT warm-up requests still in flight 60 s after it ended");
+        }
+        cql.execute("DROP TABLE " + KS + ".jit");
     }
 
     private static CqlSession session(CassandraNodeProcess node) {

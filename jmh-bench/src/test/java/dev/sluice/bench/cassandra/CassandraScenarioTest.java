@@ -15,10 +15,11 @@ class CassandraScenarioTest {
         assertThat(s.stacks().get(1).sysprops()).containsEntry("sluice.controls", "admission");
         assertThat(s.stacks().get(0).sysprops()).isEmpty();
         assertThat(s.yaml()).containsEntry("concurrent_compactors", "1");
+        assertThat(s.jitWarmupSeconds()).isEqualTo(45);
     }
 
     @Test
-    void badScenariosAreRefusedNamingTheKey() {
+    void badScenariosAreRefusedNamingTheKey() throws Exception {
         String ok =
                 "description = d\nduration.seconds = 30\nwarmup.seconds = 0\nseed = 1\nkeys = 10\nvalue.bytes = 100\n"
                         + "phases = a\nphase.a.fraction = 1\nphase.a.read.fraction = 0\nphase.a.concurrency = 4\n"
@@ -35,6 +36,11 @@ class CassandraScenarioTest {
                 .hasMessageContaining("missing key 'stack.x.compaction'");
         assertThatThrownBy(() -> CassandraScenario.parse("t", "t.scenario", ok + "stack.x.sysprops = novalue\n"))
                 .hasMessageContaining("'novalue' is not key=value");
+        assertThat(CassandraScenario.parse("t", "t.scenario", ok).jitWarmupSeconds())
+                .as("no JIT warm-up unless the scenario asks for one")
+                .isZero();
+        assertThatThrownBy(() -> CassandraScenario.parse("t", "t.scenario", ok + "jit.warmup.seconds = -5\n"))
+                .hasMessageContaining("t.scenario: jit.warmup.seconds = -5 is out of range");
         assertThatThrownBy(() -> CassandraScenario.load("no-such-scenario"))
                 .hasMessageContaining("no Cassandra scenario 'no-such-scenario'");
     }
