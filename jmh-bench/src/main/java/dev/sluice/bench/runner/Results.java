@@ -359,7 +359,8 @@ public final class Results {
      * @param maxSubcompactions the threads one L0→L1 compaction may split into, which {@code adoc} lets follow its thread
      *     count (ADOC.md); -1 for an engine without the knob
      * @param overflows the data overflows the snapshot shows, in ADOC's handling order ({@code L0O}, {@code RDO}, {@code
-     *     MMO}), tested with RocksDB's own thresholds ({@code dev.sluice.compaction.adoc.Overflow}, early warning 1,
+     *     MMO}), tested with RocksDB's own thresholds ({@code dev.sluice.compaction.adoc.Overflow}, early warning 1 — not
+     *     the controller's default 0.75 —
      *     active memtable at 90 % of write_buffer_size)
      */
     public record Tuning(

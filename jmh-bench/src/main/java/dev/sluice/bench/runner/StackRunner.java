@@ -789,7 +789,10 @@ public final class StackRunner {
                 reads.getTotalCount() == 0 ? null : reads.getValueAtPercentile(99));
     }
 
-    /** ADOC's knobs and overflows of one partition snapshot (with RocksDB's thresholds, as ADOC's defaults). */
+    /**
+     * ADOC's knobs and overflows of one partition snapshot, the overflows at RocksDB's own thresholds (early warning 1:
+     * where RocksDB stalls, which is what the report charges stall time to; the controller's default acts earlier).
+     */
     static Results.Tuning tuning(LsmSnapshot ps) {
         return new Results.Tuning(
                 ps.maxBackgroundJobs(),
