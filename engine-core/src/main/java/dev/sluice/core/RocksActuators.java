@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.rocksdb.CompactionOptions;
 import org.rocksdb.MutableColumnFamilyOptions;
@@ -92,32 +93,33 @@ final class RocksActuators implements Actuators {
     @Override
     public void setMaxBackgroundJobs(String partition, int jobs) {
         positive("max_background_jobs", jobs);
-        RocksPartition p = p(partition);
-        p.enter(); // Partition.resume() may replace the DB
-        try {
-            p.db().setDBOptions(MutableDBOptions.builder()
-                    .setMaxBackgroundJobs(jobs)
-                    .build());
-            p.maxBackgroundJobs = jobs;
-        } catch (RocksDBException e) {
-            throw new ActionFailure("partition '" + partition + "': RocksDB refused max_background_jobs=" + jobs + ": "
-                    + RocksPartition.describe(e));
-        } finally {
-            p.exit();
-        }
+        setDb(
+                partition,
+                MutableDBOptions.builder().setMaxBackgroundJobs(jobs).build(),
+                "max_background_jobs=" + jobs,
+                p -> p.maxBackgroundJobs = jobs);
     }
 
     @Override
     public void setMaxSubcompactions(String partition, int subcompactions) {
         positive("max_subcompactions", subcompactions);
+        setDb(
+                partition,
+                unlistedDbOption("max_subcompactions", Integer.toString(subcompactions)),
+                "max_subcompactions=" + subcompactions,
+                p -> p.maxSubcompactions = subcompactions);
+    }
+
+    /** Applies DB options to the partition's live DB and, once RocksDB accepted them, records them with {@code applied}. */
+    private void setDb(String partition, MutableDBOptions options, String what, Consumer<RocksPartition> applied) {
         RocksPartition p = p(partition);
         p.enter(); // Partition.resume() may replace the DB
         try {
-            p.db().setDBOptions(unlistedDbOption("max_subcompactions", Integer.toString(subcompactions)));
-            p.maxSubcompactions = subcompactions;
+            p.db().setDBOptions(options);
+            applied.accept(p);
         } catch (RocksDBException e) {
-            throw new ActionFailure("partition '" + partition + "': RocksDB refused max_subcompactions="
-                    + subcompactions + ": " + RocksPartition.describe(e));
+            throw new ActionFailure(
+                    "partition '" + partition + "': RocksDB refused " + what + ": " + RocksPartition.describe(e));
         } finally {
             p.exit();
         }
