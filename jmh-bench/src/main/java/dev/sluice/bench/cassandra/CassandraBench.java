@@ -27,11 +27,13 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -222,7 +224,7 @@ public final class CassandraBench implements Callable<Integer> {
                 jitWarmup(cql, sc);
             }
             cql.execute("CREATE TABLE " + KS + ".t (k bigint PRIMARY KEY, v blob) WITH compaction = {" + st.compaction()
-                    + "}");
+                    + "}" + sc.tableOptionsClause());
             if (!sluice) {
                 // loads the plugin (no controllers: sluice.controls is empty) so that both stacks are read by the same
                 // sensors (tableGauges); this empty table gets no requests
@@ -311,40 +313,32 @@ public final class CassandraBench implements Callable<Integer> {
     private static void jitWarmup(CqlSession cql, CassandraScenario sc) throws InterruptedException {
         CassandraScenario.Phase ph = sc.phases().get(0);
         cql.execute("CREATE TABLE " + KS + ".jit (k bigint PRIMARY KEY, v blob) WITH compaction = {'class':"
-                + " 'UnifiedCompactionStrategy'}");
+                + " 'UnifiedCompactionStrategy'}" + sc.tableOptionsClause());
         PreparedStatement w = cql.prepare("INSERT INTO " + KS + ".jit (k, v) VALUES (?, ?)");
         PreparedStatement r = cql.prepare("SELECT v FROM " + KS + ".jit WHERE k = ?");
         SplittableRandom random = new SplittableRandom(sc.seed() ^ 0x5DEECE66DL);
         Semaphore slots = new Semaphore(ph.concurrency());
         AtomicLong done = new AtomicLong();
         long start = System.nanoTime();
-        long end = start + TimeUnit.SECONDS.toNanos(sc.jitWarmupSeconds());
-        long nextReport = start + TimeUnit.SECONDS.toNanos(10);
-        long reported = 0;
+        long[] report = {start + TimeUnit.SECONDS.toNanos(10), 0}; // next report time, ops done at the last one
         System.out.printf(
                 "   JIT warm-up: %d s of phase %s's load on %s.jit (plain UCS, not measured)%n",
                 sc.jitWarmupSeconds(), ph.name(), KS);
-        while (System.nanoTime() < end) {
-            if (!slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-                continue;
-            }
+        closedLoop(slots, start + TimeUnit.SECONDS.toNanos(sc.jitWarmupSeconds()), () -> {
             long k = random.nextInt(sc.keys());
             var f = random.nextDouble() < ph.readFraction()
                     ? cql.executeAsync(r.bind(k))
                     : cql.executeAsync(w.bind(k, Load.value((int) k, sc.valueBytes(), random.nextLong())));
-            f.whenComplete((rs, e) -> {
-                done.incrementAndGet();
-                slots.release();
-            });
             long now = System.nanoTime();
-            if (now >= nextReport) {
+            if (now >= report[0]) {
                 long d = done.get();
                 System.out.printf(
-                        "   JIT warm-up %3d s: %7d ops/s%n", (now - start) / 1_000_000_000L, (d - reported) / 10);
-                reported = d;
-                nextReport += TimeUnit.SECONDS.toNanos(10);
+                        "   JIT warm-up %3d s: %7d ops/s%n", (now - start) / 1_000_000_000L, (d - report[1]) / 10);
+                report[1] = d;
+                report[0] += TimeUnit.SECONDS.toNanos(10);
             }
-        }
+            return f.whenComplete((rs, e) -> done.incrementAndGet());
+        });
         if (!slots.tryAcquire(ph.concurrency(), 60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("JIT warm-up requests still in flight 60 s after it ended");
         }
@@ -365,6 +359,19 @@ public final class CassandraBench implements Callable<Integer> {
                         .withBoolean(DefaultDriverOption.REQUEST_LOG_WARNINGS, false)
                         .build())
                 .build();
+    }
+
+    /**
+     * A closed loop until {@code endNanos}: whenever a slot is free, {@code next} issues one request; the slot is freed
+     * when the request's stage (with whatever bookkeeping {@code next} chained onto it) completes.
+     */
+    static void closedLoop(Semaphore slots, long endNanos, Supplier<CompletionStage<?>> next)
+            throws InterruptedException {
+        while (System.nanoTime() < endNanos) {
+            if (slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                next.get().whenComplete((r, e) -> slots.release());
+            }
+        }
     }
 
     /** A semaphore whose permits can be withdrawn while they are held (a closed loop's number in flight). */
@@ -441,34 +448,26 @@ public final class CassandraBench implements Callable<Integer> {
                 inFlight.reducePermits(concurrency - ph.concurrency());
             }
             concurrency = ph.concurrency();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (System.nanoTime() < end) {
-                if (!inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-                    continue;
-                }
+            closedLoop(inFlight, System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds), () -> {
                 long n = recentCount.get();
                 boolean isRead = n > 0 && random.nextDouble() < ph.readFraction();
                 long t0 = System.nanoTime();
                 if (isRead) {
                     int k = recent[(int) (random.nextLong(Math.min(n, recent.length)))];
-                    cql.executeAsync(read.bind((long) k)).whenComplete((r, e) -> {
-                        done(e, readLatency, t0, reads);
-                        inFlight.release();
-                    });
-                } else {
-                    int k = random.nextInt(sc.keys());
-                    cql.executeAsync(write.bind((long) k, value(k, sc.valueBytes(), random.nextLong())))
-                            .whenComplete((r, e) -> {
-                                if (done(e, writeLatency, t0, writes)) {
-                                    synchronized (written) {
-                                        written.set(k);
-                                    }
-                                    recent[(int) (recentCount.getAndIncrement() % recent.length)] = k;
-                                }
-                                inFlight.release();
-                            });
+                    return cql.executeAsync(read.bind((long) k))
+                            .whenComplete((r, e) -> done(e, readLatency, t0, reads));
                 }
-            }
+                int k = random.nextInt(sc.keys());
+                return cql.executeAsync(write.bind((long) k, value(k, sc.valueBytes(), random.nextLong())))
+                        .whenComplete((r, e) -> {
+                            if (done(e, writeLatency, t0, writes)) {
+                                synchronized (written) {
+                                    written.set(k);
+                                }
+                                recent[(int) (recentCount.getAndIncrement() % recent.length)] = k;
+                            }
+                        });
+            });
         }
 
         /** Waits for the last phase's requests in flight to complete (call after {@link #stopSampling()}). */
@@ -590,8 +589,17 @@ public final class CassandraBench implements Callable<Integer> {
             }
             Semaphore inFlight = new Semaphore(256);
             AtomicLong missing = new AtomicLong();
+            int total = keys.cardinality(), issued = 0;
+            long start = System.nanoTime(), nextReport = start + TimeUnit.SECONDS.toNanos(30);
+            System.out.printf("   reading back %,d written rows%n", total);
             for (int k = keys.nextSetBit(0); k >= 0; k = keys.nextSetBit(k + 1)) {
                 inFlight.acquire();
+                if (++issued % 4096 == 0 && System.nanoTime() >= nextReport) {
+                    System.out.printf(
+                            "     read back %,d of %,d rows (%d s)%n",
+                            issued, total, (System.nanoTime() - start) / 1_000_000_000L);
+                    nextReport += TimeUnit.SECONDS.toNanos(30);
+                }
                 int key = k;
                 cql.executeAsync(read.bind((long) key)).whenComplete((rs, e) -> {
                     Row row = e == null ? rs.one() : null;

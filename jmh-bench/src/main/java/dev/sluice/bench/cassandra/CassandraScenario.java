@@ -31,6 +31,7 @@ record CassandraScenario(
         List<Phase> phases,
         String heap,
         Map<String, String> yaml,
+        String tableOptions,
         List<Stack> stacks) {
 
     record Phase(String name, double fraction, double readFraction, int concurrency) {}
@@ -120,7 +121,30 @@ record CassandraScenario(
                 phases,
                 p.getProperty("node.heap", "1g").trim(),
                 yaml,
+                tableOptions(p, source),
                 stacks);
+    }
+
+    /**
+     * {@code table.options}: CQL table options for the measured table (and the JIT warm-up table) of every stack, as
+     * after {@code WITH ... AND} (e.g. {@code compression = {'class': 'DeflateCompressor'}}); empty when absent. The
+     * stack's compaction is set separately, so a {@code compaction} option here is refused.
+     */
+    private static String tableOptions(Properties p, String source) {
+        String v = p.getProperty("table.options", "").trim();
+        if (v.toLowerCase(java.util.Locale.ROOT).matches("(?s).*\\bcompaction\\s*=.*")) {
+            throw new IllegalArgumentException(
+                    source + ": table.options must not set compaction (each stack sets it: stack.<name>.compaction)");
+        }
+        if (v.contains(";")) {
+            throw new IllegalArgumentException(source + ": table.options = '" + v + "' must not contain ';'");
+        }
+        return v;
+    }
+
+    /** {@code " AND <table.options>"}, or "" when the scenario sets none. */
+    String tableOptionsClause() {
+        return tableOptions.isEmpty() ? "" : " AND " + tableOptions;
     }
 
     private record Reader(Properties p, String source) {

@@ -41,6 +41,21 @@ class CassandraScenarioTest {
                 .isZero();
         assertThatThrownBy(() -> CassandraScenario.parse("t", "t.scenario", ok + "jit.warmup.seconds = -5\n"))
                 .hasMessageContaining("t.scenario: jit.warmup.seconds = -5 is out of range");
+        assertThat(CassandraScenario.parse("t", "t.scenario", ok).tableOptionsClause())
+                .as("no table options unless the scenario sets them")
+                .isEmpty();
+        assertThat(CassandraScenario.parse(
+                                "t",
+                                "t.scenario",
+                                ok + "table.options = compression = {'class': 'DeflateCompressor'}\n")
+                        .tableOptionsClause())
+                .isEqualTo(" AND compression = {'class': 'DeflateCompressor'}");
+        assertThatThrownBy(() -> CassandraScenario.parse(
+                        "t", "t.scenario", ok + "table.options = gc_grace_seconds = 0 AND compaction = {}\n"))
+                .hasMessageContaining("t.scenario: table.options must not set compaction");
+        assertThatThrownBy(() -> CassandraScenario.parse(
+                        "t", "t.scenario", ok + "table.options = gc_grace_seconds = 0; DROP TABLE x\n"))
+                .hasMessageContaining("must not contain ';'");
         assertThatThrownBy(() -> CassandraScenario.load("no-such-scenario"))
                 .hasMessageContaining("no Cassandra scenario 'no-such-scenario'");
     }
