@@ -40,9 +40,31 @@ class ProfilesTest {
         assertThat(s.maxBackgroundJobs()).isEqualTo(4);
     }
 
+    /** The filter policy RocksDB recorded in the OPTIONS file it wrote for the profile's partition. */
+    private String filterPolicy(String profile) throws Exception {
+        open(profile);
+        try (var files = java.nio.file.Files.walk(dir.resolve(profile))) {
+            Path options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(java.util.Comparator.comparing(Path::toString))
+                    .orElseThrow();
+            return java.nio.file.Files.readAllLines(options).stream()
+                    .map(String::strip)
+                    .filter(l -> l.startsWith("filter_policy="))
+                    .findFirst()
+                    .orElseThrow();
+        }
+    }
+
+    @Test
+    void spLsmAndTheAblationProfileHaveABloomFilterAndStockHasNone() throws Exception {
+        assertThat(filterPolicy("rocksdb-default")).isEqualTo("filter_policy=nullptr");
+        assertThat(filterPolicy("cruise-sp-lsm")).contains("bloomfilter").contains("10");
+        assertThat(filterPolicy("rocksdb-bloom")).contains("bloomfilter").contains("10");
+    }
+
     @Test
     void everyProfileIsDocumented() {
-        assertThat(Profiles.all()).containsKeys("rocksdb-default", "cruise-sp-lsm");
+        assertThat(Profiles.all()).containsKeys("rocksdb-default", "cruise-sp-lsm", "rocksdb-bloom");
         Profiles.all().values().forEach(p -> assertThat(p.description()).hasSizeGreaterThan(40));
     }
 }
