@@ -92,8 +92,14 @@ public final class StackRunner {
         this.progress = progress;
     }
 
-    /** The stack's node configuration: its options over a fresh data dir; Env options only with the device. */
+    /**
+     * The stack's node configuration: its options over a fresh data dir; Env options only with the device. Relative paths
+     * in the stack's options resolve against the data dir, so the data dir itself is made absolute first: a relative one
+     * (the default {@code --out bench-out/...}) was resolved against itself and the node wrote to a nested copy of the
+     * path, where the runner's own readers (the compaction LOGs) did not find it.
+     */
     static SluiceConfig config(StackSpec stack, Path dataDir, boolean deviceEnabled) {
+        dataDir = dataDir.toAbsolutePath();
         Properties p = ScenarioParser.toProperties(stack, dataDir);
         boolean anyEnv = false;
         for (String k : List.copyOf(p.stringPropertyNames())) {

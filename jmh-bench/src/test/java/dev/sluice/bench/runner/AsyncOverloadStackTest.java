@@ -47,6 +47,13 @@ class AsyncOverloadStackTest {
     Path dir;
 
     @Test
+    void aRelativeDataDirIsTheNodesDataDirNotANestedCopy() {
+        Scenario sc = ScenarioParser.parse(SCENARIO, "async-overload.scenario", "test");
+        Path relative = Path.of("bench-out", "x", "data", "1-gated");
+        assertThat(StackRunner.config(sc.baseline(), relative, false).dataDir()).isEqualTo(relative.toAbsolutePath());
+    }
+
+    @Test
     void theGateSeesTheOverloadAndItsQueueIsReported() throws Exception {
         Scenario sc = ScenarioParser.parse(SCENARIO, "async-overload.scenario", "test");
         StackRunner.Progress quiet = new StackRunner.Progress() {
