@@ -1,5 +1,7 @@
 package dev.sluice.cassandra;
 
+import dev.sluice.core.sensor.IoClass;
+import dev.sluice.core.sensor.IoClassStats;
 import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
@@ -8,6 +10,7 @@ import dev.sluice.core.sensor.PartitionHealth;
 import dev.sluice.core.sensor.SstFile;
 import dev.sluice.core.sensor.StallCondition;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +21,15 @@ import org.apache.cassandra.db.compaction.CompactionInfo;
 import org.apache.cassandra.db.compaction.CompactionManager;
 import org.apache.cassandra.db.compaction.LeveledCompactionStrategy;
 import org.apache.cassandra.db.compaction.LeveledManifest;
+import org.apache.cassandra.db.compaction.OperationType;
 import org.apache.cassandra.db.lifecycle.View;
 import org.apache.cassandra.db.memtable.AbstractAllocatorMemtable;
+import org.apache.cassandra.db.memtable.Memtable;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
 import org.apache.cassandra.metrics.ClientMetrics;
+import org.apache.cassandra.schema.TableId;
 import org.apache.cassandra.service.StorageService;
+import org.apache.cassandra.utils.TimeUUID;
 import org.apache.cassandra.utils.memory.MemtablePool;
 
 /**
@@ -31,7 +38,13 @@ import org.apache.cassandra.utils.memory.MemtablePool;
  * <ul>
  *   <li>memtable watermark: Cassandra's node-wide memtable pool ({@code memtable_heap_space} or {@code
  *       memtable_offheap_space}, whichever is fuller) — every table's snapshot carries the node's fill level, since
- *       writers of all tables block on that one pool;
+ *       writers of all tables block on that one pool. The control plane reads it every {@link #POOL_SAMPLE_MS} ms and
+ *       the snapshot carries the mean over the tick ({@link #takePool}): the pool rises towards full and drops by a
+ *       memtable at every flush, several times a second under a flood, so one instant at the tick said more about the
+ *       flush cycle's phase than about the load (one 95 % instant at the end of admission's warm-up halved t_0 in a
+ *       measured run, docs/benchmarks.md "Cassandra");
+ *   <li>stall: {@link StallCondition#STOPPED} when writers blocked on the full pool during the tick (the pool's {@code
+ *       BlockedOnAllocation} timer counted), else normal — Cassandra's only write stop;
  *   <li>levels: with LCS, its real levels and targets ({@code fanout^L × sstable_size}); with UCS and STCS, size tiers
  *       (tier t holds sstables of [4^t, 4^(t+1)) MiB; tier 0 everything below 4 MiB), target 0;
  *   <li>pending compaction bytes, computed from sstable sizes (Cassandra has no such metric): with tiers, the bytes of
@@ -39,7 +52,16 @@ import org.apache.cassandra.utils.memory.MemtablePool;
  *       each level's excess over its target, plus L0 when it holds {@code min_threshold} sstables; plus what running
  *       compactions of the table have not yet processed;
  *   <li>flushes: memtables being flushed; compactions: the table's running compactions;
- *   <li>operations: the table's read, write and range-read latency counts (bytes are not known: 0);
+ *   <li>operations: the table's read, write and range-read latency counts. Cassandra counts no client bytes, so the
+ *       bytes written are estimated as writes × (flushed bytes / flushed writes), the flushed writes being the writes
+ *       less the operations still in memtables: on-disk bytes per write, the unit the device throughput below is in.
+ *       Bytes read stay unknown (0), so Eq. 3's read term is left out on Cassandra;
+ *   <li>node I/O ({@link #nodeIo}, {@link IoStats.Source#STATISTICS}): flushed bytes of every table under {@link
+ *       IoClass#FLUSH}; under {@link IoClass#COMPACTION_HIGH}, the on-disk bytes running compactions have read since the
+ *       last tick, counted twice (read and written: Eq. 3's own assumption that compaction writes what it reads).
+ *       Cassandra counts a compaction's written bytes only when it finishes, which would make a one-tick peak of a
+ *       whole compaction; its progress is smooth. Commit-log writes are not counted (Cassandra has no byte counter for
+ *       them), so the measured peak is lower than the device's and Eq. 3 errs on the conservative side;
  *   <li>admission queue: the native transport has no queue; it holds requests back by pausing client connections
  *       ({@code ClientMetrics}' {@code ConnectionPaused} count). While Sluice's rate limit is on, the pauses during the
  *       interval stand for the requests waiting at the gate (node-wide, like the limit itself), so the admission
@@ -51,22 +73,119 @@ import org.apache.cassandra.utils.memory.MemtablePool;
 final class CassandraSensors {
     static final long MIB = 1L << 20;
 
+    /** How often the control thread reads the memtable pool between ticks. */
+    static final long POOL_SAMPLE_MS = 50;
+
     private record Previous(long timeNanos, OpCounters ops, long pausedConnections) {}
 
-    private final Map<String, Previous> previous = new HashMap<>();
+    /**
+     * The node's memtable pool over one tick.
+     *
+     * @param used bytes used (the mean of the tick's readings, or one reading)
+     * @param budget the pool's limit in bytes
+     * @param writersBlocked whether a writer waited for pool space during the tick
+     */
+    record Pool(long used, long budget, boolean writersBlocked) {}
 
-    LsmSnapshot sample(TableState t, long nowNanos, double admissionRate) {
+    private final Map<String, Previous> previous = new HashMap<>();
+    private long onHeapSum, offHeapSum;
+    private int poolReadings;
+    private long blockedBefore = -1;
+    private final Map<TableId, Long> flushedBefore = new HashMap<>();
+    private final Map<TimeUUID, long[]> compactionsBefore = new HashMap<>();
+    private long flushBytes, compactionBytes;
+
+    /** One reading of the pool (control thread, every {@link #POOL_SAMPLE_MS} ms). */
+    void readPool() {
+        MemtablePool pool = AbstractAllocatorMemtable.MEMORY_POOL;
+        onHeapSum += pool.onHeap.used();
+        offHeapSum += pool.offHeap.used();
+        poolReadings++;
+    }
+
+    /** The pool over the tick that ends now (the mean of the readings since the last call); starts the next tick. */
+    Pool takePool() {
+        MemtablePool pool = AbstractAllocatorMemtable.MEMORY_POOL;
+        long onHeap = poolReadings == 0 ? pool.onHeap.used() : onHeapSum / poolReadings;
+        long offHeap = poolReadings == 0 ? pool.offHeap.used() : offHeapSum / poolReadings;
+        onHeapSum = offHeapSum = 0;
+        poolReadings = 0;
+        long blocked = pool.blockedOnAllocating.getCount();
+        boolean writersBlocked = blockedBefore >= 0 && blocked > blockedBefore;
+        blockedBefore = blocked;
+        return fuller(pool, onHeap, offHeap, writersBlocked);
+    }
+
+    /** The pool at this instant (the JMX view's reading). */
+    static Pool poolNow() {
+        MemtablePool pool = AbstractAllocatorMemtable.MEMORY_POOL;
+        return fuller(pool, pool.onHeap.used(), pool.offHeap.used(), false);
+    }
+
+    private static Pool fuller(MemtablePool pool, long onHeap, long offHeap, boolean blocked) {
+        long onLimit = Math.max(1, pool.onHeap.limit), offLimit = Math.max(1, pool.offHeap.limit);
+        return (double) offHeap / offLimit > (double) onHeap / onLimit
+                ? new Pool(offHeap, offLimit, blocked)
+                : new Pool(onHeap, onLimit, blocked);
+    }
+
+    /**
+     * The node's I/O so far from Cassandra's own counters (see the class comment), cumulative since this sensor
+     * started. Dropped tables and finished compactions keep what they added.
+     */
+    IoStats nodeIo() {
+        Map<TableId, Long> flushed = new HashMap<>();
+        for (ColumnFamilyStore c : ColumnFamilyStore.all()) {
+            long now = c.metric.bytesFlushed.getCount();
+            flushed.put(c.metadata.id, now);
+            flushBytes += Math.max(0, now - flushedBefore.getOrDefault(c.metadata.id, now));
+        }
+        flushedBefore.clear();
+        flushedBefore.putAll(flushed);
+        Map<TimeUUID, long[]> running = new HashMap<>();
+        for (CompactionInfo.Holder h : CompactionManager.instance.active.getCompactions()) {
+            CompactionInfo ci = h.getCompactionInfo();
+            if (ci.getUnit() != CompactionInfo.Unit.BYTES
+                    || ci.getTaskType() == OperationType.FLUSH
+                    || ci.getTaskId() == null) {
+                continue;
+            }
+            // progress is in uncompressed bytes; scale it to the bytes on disk
+            double onDisk = ci.getTotal() > 0 && ci.getTotalCompressed() > 0
+                    ? (double) ci.getTotalCompressed() / ci.getTotal()
+                    : 1;
+            long done = Math.round(ci.getCompleted() * onDisk), total = Math.round(ci.getTotal() * onDisk);
+            running.put(ci.getTaskId(), new long[] {done, total});
+            long[] before = compactionsBefore.get(ci.getTaskId());
+            compactionBytes += Math.max(0, done - (before == null ? 0 : before[0]));
+        }
+        for (Map.Entry<TimeUUID, long[]> e : compactionsBefore.entrySet()) {
+            if (!running.containsKey(e.getKey())) { // finished since the last tick: the rest of its input was read
+                compactionBytes += Math.max(0, e.getValue()[1] - e.getValue()[0]);
+            }
+        }
+        compactionsBefore.clear();
+        compactionsBefore.putAll(running);
+        Map<IoClass, IoClassStats> m = new EnumMap<>(IoClass.class);
+        m.put(IoClass.FLUSH, new IoClassStats(-1, flushBytes, -1, -1));
+        m.put(IoClass.COMPACTION_HIGH, new IoClassStats(-1, 2 * compactionBytes, -1, -1));
+        return new IoStats(IoStats.Source.STATISTICS, m);
+    }
+
+    LsmSnapshot sample(TableState t, long nowNanos, double admissionRate, Pool pool) {
         ColumnFamilyStore cfs = t.cfs;
         View view = cfs.getTracker().getView();
         Set<SSTableReader> compacting = cfs.getTracker().getCompacting();
-        MemtablePool pool = AbstractAllocatorMemtable.MEMORY_POOL;
-        MemtablePool.SubPool sub = pool.offHeap.usedRatio() > pool.onHeap.usedRatio() ? pool.offHeap : pool.onHeap;
-        long budget = Math.max(1, sub.limit);
-        long used = sub.used();
+        long budget = pool.budget();
+        long used = pool.used();
         long active = view.getCurrentMemtable() == null
                 ? 0
                 : view.getCurrentMemtable().getLiveDataSize();
         int flushing = view.flushingMemtables.size();
+        long inMemtables = 0;
+        for (Memtable m : view.getAllMemtables()) {
+            inMemtables += m.operationCount();
+        }
 
         LeveledCompactionStrategy lcs = leveled(t);
         boolean leveled = lcs != null;
@@ -119,13 +238,19 @@ final class CassandraSensors {
             }
         }
 
+        long writes = cfs.metric.writeLatency.latency.getCount();
+        long flushedBytes = cfs.metric.bytesFlushed.getCount();
+        long flushedWrites = writes - inMemtables;
+        long bytesWritten = flushedBytes > 0 && flushedWrites > 0
+                ? Math.round(writes * ((double) flushedBytes / flushedWrites))
+                : 0;
         OpCounters ops = new OpCounters(
                 cfs.metric.readLatency.latency.getCount(),
-                cfs.metric.writeLatency.latency.getCount(),
+                writes,
                 0,
                 cfs.metric.rangeLatency.latency.getCount(),
                 0,
-                0,
+                bytesWritten,
                 0,
                 0);
         long paused = pausedConnections();
@@ -155,13 +280,13 @@ final class CassandraSensors {
                 pending,
                 0,
                 0,
-                sub.usedRatio() >= 0.99f ? StallCondition.STOPPED : StallCondition.NORMAL,
+                pool.writersBlocked() ? StallCondition.STOPPED : StallCondition.NORMAL,
                 0,
                 flushing,
                 running,
                 StorageService.instance.getConcurrentCompactors(),
                 t.held || cfs.isAutoCompactionDisabled(),
-                cfs.metric.bytesFlushed.getCount(),
+                flushedBytes,
                 0,
                 cfs.metric.compactionBytesWritten.getCount(),
                 0,

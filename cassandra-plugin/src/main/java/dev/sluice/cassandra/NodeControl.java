@@ -8,6 +8,7 @@ import dev.sluice.core.control.ControlEventLog;
 import dev.sluice.core.control.ControlLoop;
 import dev.sluice.core.control.ControlLoopProvider;
 import dev.sluice.core.control.ControlPlane;
+import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
@@ -62,6 +63,8 @@ final class NodeControl {
     private final ControlEventLog events;
     private final ScheduledExecutorService thread;
     private final Ticker ticker = Ticker.systemTicker();
+    /** The node's I/O at the last tick (control thread only). */
+    private IoStats previousIo;
 
     /** The node's control plane, started on first use. */
     static synchronized NodeControl get() {
@@ -93,6 +96,12 @@ final class NodeControl {
         });
         long p = settings.tick().toNanos();
         thread.scheduleAtFixedRate(this::tick, p, p, TimeUnit.NANOSECONDS);
+        // the same thread reads the memtable pool between ticks: the snapshot carries its mean over the tick
+        thread.scheduleAtFixedRate(
+                this::readPool,
+                CassandraSensors.POOL_SAMPLE_MS,
+                CassandraSensors.POOL_SAMPLE_MS,
+                TimeUnit.MILLISECONDS);
         try {
             ManagementFactory.getPlatformMBeanServer()
                     .registerMBean(new StandardMBean(new View(), SluiceControlMBean.class), new ObjectName(MBEAN_NAME));
@@ -161,16 +170,28 @@ final class NodeControl {
         return n;
     }
 
+    private void readPool() {
+        try {
+            sensors.readPool();
+        } catch (Throwable t) {
+            log.debug("sluice: memtable pool reading failed", t);
+        }
+    }
+
     private NodeSnapshot sample() {
         long now = ticker.read();
+        CassandraSensors.Pool pool = sensors.takePool();
         Map<String, LsmSnapshot> snaps = new LinkedHashMap<>();
         for (String name : new TreeSet<>(tables.keySet())) {
             TableState t = tables.get(name);
             if (t != null) {
-                snaps.put(name, sensors.sample(t, now, actuators.admissionRate(name)));
+                snaps.put(name, sensors.sample(t, now, actuators.admissionRate(name), pool));
             }
         }
-        return new NodeSnapshot(now, snaps, IoStats.EMPTY, IoStats.EMPTY, 0);
+        IoStats io = sensors.nodeIo();
+        IoStats delta = previousIo == null ? IoStats.EMPTY : io.minus(previousIo);
+        previousIo = io;
+        return new NodeSnapshot(now, snaps, io, delta, 0);
     }
 
     private void tick() {
@@ -290,7 +311,11 @@ final class NodeControl {
             }
             TableState known = tables.get(TableState.nameOf(cfs));
             LsmSnapshot s = new CassandraSensors()
-                    .sample(known != null ? known : new TableState(cfs), ticker.read(), Double.POSITIVE_INFINITY);
+                    .sample(
+                            known != null ? known : new TableState(cfs),
+                            ticker.read(),
+                            Double.POSITIVE_INFINITY,
+                            CassandraSensors.poolNow());
             return new long[] {
                 s.levels().stream().mapToLong(l -> l.fileCount()).sum(),
                 s.pendingCompactionBytes(),
@@ -307,18 +332,39 @@ final class NodeControl {
             if (s == null) {
                 return new String[0];
             }
-            return s.partitions().values().stream()
+            double seconds = s.partitions().values().stream()
+                            .mapToLong(LsmSnapshot::intervalNanos)
+                            .max()
+                            .orElse(0)
+                    / 1e9;
+            String io = seconds <= 0 || s.ioDelta().source() == IoStats.Source.NONE
+                    ? "io=unknown"
+                    : String.format(
+                            "io: flush=%.0fB/s compaction=%.0fB/s (since start: flush=%dB compaction=%dB)",
+                            s.ioDelta().bytes(IoClass.FLUSH) / seconds,
+                            s.ioDelta().bytes(IoClass.COMPACTION_HIGH) / seconds,
+                            s.io().bytes(IoClass.FLUSH),
+                            s.io().bytes(IoClass.COMPACTION_HIGH));
+            List<String> lines = new ArrayList<>();
+            lines.add(io);
+            s.partitions().values().stream()
                     .map(p -> String.format(
-                            "%s memtable=%.0f%% sstables=%d pending=%dB compactions=%d flushes=%d ops/s=%.0f held=%s",
+                            "%s memtable=%.0f%% stall=%s sstables=%d pending=%dB compactions=%d flushes=%d ops/s=%.0f"
+                                    + " bytes/write=%.0f held=%s",
                             p.partition(),
                             100 * p.memtableWatermark(),
+                            p.stall(),
                             p.levels().stream().mapToInt(l -> l.fileCount()).sum(),
                             p.pendingCompactionBytes(),
                             p.runningCompactions(),
                             p.runningFlushes(),
                             p.opsPerSecond(),
+                            p.ops().writes() > 0
+                                    ? (double) p.ops().bytesWritten() / p.ops().writes()
+                                    : 0,
                             p.autoCompactionsDisabled()))
-                    .toArray(String[]::new);
+                    .forEach(lines::add);
+            return lines.toArray(String[]::new);
         }
     }
 }

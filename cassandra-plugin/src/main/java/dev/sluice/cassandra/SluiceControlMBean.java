@@ -28,7 +28,10 @@ public interface SluiceControlMBean {
     /** The most recent control events, oldest first, one line each. */
     String[] getRecentEvents();
 
-    /** The last snapshot, one line per table. */
+    /**
+     * The last snapshot: first the node's I/O rates of the tick ({@code io: flush=...B/s compaction=...B/s}, or {@code
+     * io=unknown} before the second tick), then one line per table.
+     */
     String[] getLatestSnapshot();
 
     /**

@@ -138,6 +138,30 @@ class CassandraNodeIT {
 
     @Test
     @Order(2)
+    void theSensorsReportTheNodesIoAndTheBytesPerWrite() throws Exception {
+        // after the flushes above: Cassandra's flushed bytes are the node's I/O, and on-disk bytes per write follow
+        // from them (a row here is an int key and a ~10-character text: some tens of bytes on disk with overheads)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> lines = Arrays.asList((String[]) node.attribute(VIEW, "LatestSnapshot"));
+            assertThat(lines.get(0)).startsWith("io: flush=");
+            java.util.regex.Matcher total = java.util.regex.Pattern.compile("since start: flush=(\\d+)B")
+                    .matcher(lines.get(0));
+            assertThat(total.find()).as(lines.get(0)).isTrue();
+            assertThat(Long.parseLong(total.group(1))).isGreaterThan(0);
+            String ucs = lines.stream()
+                    .filter(l -> l.startsWith(KS + ".t_ucs "))
+                    .findFirst()
+                    .orElseThrow();
+            java.util.regex.Matcher perWrite =
+                    java.util.regex.Pattern.compile("bytes/write=(\\d+)").matcher(ucs);
+            assertThat(perWrite.find()).as(ucs).isTrue();
+            assertThat(Long.parseLong(perWrite.group(1))).as(ucs).isBetween(5L, 500L);
+            assertThat(ucs).contains("stall=NORMAL");
+        });
+    }
+
+    @Test
+    @Order(3)
     void admissionSetsTheNativeTransportRate() throws Exception {
         String ss = "org.apache.cassandra.db:type=StorageService";
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
@@ -155,7 +179,7 @@ class CassandraNodeIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aControllerHoldsATablesCompactionsBackAndReleasesThem() throws Exception {
         String t = "t_held";
         createTable(t, ", 'scaling_parameters': 'T4'");
@@ -195,7 +219,7 @@ class CassandraNodeIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void badOptionsAreRefusedWithAClearMessageAndNothingStoredIsLost() {
         assertThatThrownBy(() -> createTable("t_bad1", ", 'delegate': 'btree'"))
                 .isInstanceOf(QueryValidationException.class)
@@ -217,7 +241,7 @@ class CassandraNodeIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theNodeRunsThePluginJarWithoutRocksDbAndWithCassandrasOwnLibraries() throws Exception {
         String runtimeCp = (String) node.attribute("java.lang:type=Runtime", "ClassPath");
         assertThat(runtimeCp).contains("sluice-cassandra.jar").doesNotContain("rocksdbjni");
