@@ -71,9 +71,25 @@ final class CassandraNode implements AutoCloseable {
         return cp;
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    /**
+     * {@code n} distinct free ports on the loopback address. All sockets stay open until every port is chosen: choosing
+     * them one at a time (open, read the port, close) once handed the same port out twice, and the node's JMX server
+     * took the port its native transport then failed to bind (a run on 2026-11-25).
+     */
+    static int[] freePorts(int n) throws IOException {
+        List<ServerSocket> open = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                open.add(s);
+                ports[i] = s.getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : open) {
+                s.close();
+            }
         }
     }
 
@@ -84,7 +100,8 @@ final class CassandraNode implements AutoCloseable {
      */
     static CassandraNode start(Path dir, List<String> classpath, Map<String, String> sluiceProperties, String heap)
             throws IOException, InterruptedException {
-        int nativePort = freePort(), storagePort = freePort(), jmxPort = freePort();
+        int[] ports = freePorts(3);
+        int nativePort = ports[0], storagePort = ports[1], jmxPort = ports[2];
         Files.createDirectories(dir);
         Path yaml = dir.resolve("cassandra.yaml");
         Files.writeString(yaml, yaml(dir, nativePort, storagePort), StandardCharsets.UTF_8);
