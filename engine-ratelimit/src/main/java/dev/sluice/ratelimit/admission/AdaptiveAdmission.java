@@ -30,9 +30,12 @@ import java.util.Map;
  *   <li><b>Conservative</b> (y_k ≥ y_h, checked at every tick): {@code t_k = min(T_c, t_{k−1}·max(0.5, 1 − K1·e_k))},
  *       T_c from Eq. 3 ({@link ConservativeRate}) using the read/write shares and request sizes of the last interval,
  *       the snapshot's read and write amplification, and the device throughput T_R / T_W (see below). The paper sets
- *       t_k = T_c; Sluice also never raises the rate here and lowers it at every tick the watermark stays high (by
- *       Eq. 2's proportional term, at most half), so an estimate above what the tree drains cannot hold the buffer
- *       full.
+ *       t_k = T_c; Sluice also never raises the rate here, and lowers it (by Eq. 2's proportional term, at most half)
+ *       on entering the mode and at every tick the watermark still rises by more than {@link #CONSERVATIVE_RISE} or
+ *       stands at or above halfway from the high watermark to full, so an estimate above what the tree drains cannot
+ *       hold the buffer full. While the watermark is high but flat or falling (a merge in progress drains it only
+ *       when it completes) the rate holds: cutting at every such tick (until 2026-11-25) took the rate to {@code
+ *       min.rate} while a merge was draining.
  * </ol>
  *
  * <h2>The device throughput of Eq. 3</h2>
@@ -126,6 +129,9 @@ public final class AdaptiveAdmission implements ControlLoop {
         double rate = Double.POSITIVE_INFINITY;
         double applied = Double.POSITIVE_INFINITY;
         double previousError;
+        /** The watermark at the previous tick (NaN before the first). */
+        double previousWatermark = Double.NaN;
+
         double demandEwma;
         long periodOps;
         long periodNanos;
@@ -144,6 +150,12 @@ public final class AdaptiveAdmission implements ControlLoop {
             return t0;
         }
     }
+
+    /**
+     * In conservative mode the rate is cut below T_c only while the watermark rises by more than this per tick (or on
+     * entering the mode, or at or above halfway from the high watermark to full).
+     */
+    static final double CONSERVATIVE_RISE = 0.005;
 
     private final String name;
     private final Settings s;
@@ -215,6 +227,14 @@ public final class AdaptiveAdmission implements ControlLoop {
             return null; // first snapshot: no rates yet
         }
         double y = s.watermarkSource().of(ls);
+        try {
+            return step(ls, st, y);
+        } finally {
+            st.previousWatermark = y;
+        }
+    }
+
+    private Action step(LsmSnapshot ls, State st, double y) {
         Mode before = st.mode;
         String reason;
         if (st.mode == Mode.WARMUP) {
@@ -249,7 +269,18 @@ public final class AdaptiveAdmission implements ControlLoop {
             double prev = Double.isInfinite(st.rate) ? st.t0 : st.rate;
             double step = prev * Math.max(0.5, 1 - s.k1() * (y - s.targetWatermark()));
             double tc = conservative(ls, st);
-            if (step < tc) {
+            // Held at T_c (the paper's t_k = T_c) while the buffer is not filling: a merge in progress keeps the
+            // watermark high but flat until it completes, and cutting at every such tick took the rate from 14,000
+            // to min.rate in 25 s while the merge was draining (cruisedb-c16, docs/benchmarks.md). Cut further only
+            // on entering, while the watermark still rises, or near full.
+            boolean entering = before != Mode.CONSERVATIVE;
+            boolean rising = Double.isNaN(st.previousWatermark) || y > st.previousWatermark + CONSERVATIVE_RISE;
+            boolean nearFull = y >= (1 + s.highWatermark()) / 2 - 1e-9;
+            if (!entering && !rising && !nearFull) {
+                step = prev;
+                st.tcSource += String.format(
+                        "; held (watermark %+.1f points since the last tick)", 100 * (y - st.previousWatermark));
+            } else if (step < tc) {
                 st.tcSource += String.format(" above the step x%.2f", step / prev);
             }
             st.rate = Math.min(tc, step);

@@ -198,18 +198,48 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
-    void aboveTheHighWatermarkTheRateGoesToTcThenFallsByEquation2sStepNotByHalves() {
+    void nearFullTheRateGoesToTcThenFallsByEquation2sStepNotByHalves() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         nodeIoDelta = envIo(20, 10, 10);
         c.decide(tick(0.5, 5000, 5000, 5), now);
         double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
         List<Double> rates = new ArrayList<>();
-        for (int i = 0; i < 4; i++) { // four seconds at 90 %: e = 0.4, step x(1 - 0.5 * 0.4) = x0.8
-            c.decide(tick(0.9, 2000, 2000, 5), now);
+        // four seconds at 95 % (at or above halfway from high, 80 %, to full: cut at every tick even when flat):
+        // e = 0.45, step x(1 - 0.5 * 0.45) = x0.775
+        for (int i = 0; i < 4; i++) {
+            c.decide(tick(0.95, 2000, 2000, 5), now);
             rates.add(c.state("p").rate());
         }
-        assertThat(rates.get(0)).as("T_c (below the first step, 8,000)").isCloseTo(tc, within(1.0));
-        assertThat(rates.get(3)).as("then x0.8 per tick, not x0.5").isCloseTo(tc * 0.8 * 0.8 * 0.8, within(1.0));
+        assertThat(rates.get(0)).as("T_c (below the first step, 7,750)").isCloseTo(tc, within(1.0));
+        assertThat(rates.get(3))
+                .as("then x0.775 per tick, not x0.5")
+                .isCloseTo(tc * 0.775 * 0.775 * 0.775, within(1.0));
+    }
+
+    @Test
+    void aboveTheHighWatermarkTheRateHoldsWhileTheWatermarkIsFlatAndFallsWhileItRises() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        List<Double> rates = new ArrayList<>();
+        // a merge in progress: the watermark stands at 83-84 % (above high 80 %, below halfway to full, 90 %)
+        for (double y : new double[] {0.83, 0.832, 0.834, 0.834, 0.833}) {
+            c.decide(tick(y, 2000, 2000, 5), now);
+            rates.add(c.state("p").rate());
+        }
+        assertThat(rates.get(0)).as("entering: T_c").isCloseTo(tc, within(1.0));
+        assertThat(rates)
+                .as("held at T_c while the watermark rises by less than 0.5 points a tick")
+                .allSatisfy(r -> assertThat(r).isCloseTo(tc, within(1.0)));
+        List<Action> rise = c.decide(tick(0.85, 2000, 2000, 5), now); // +1.7 points: the buffer fills, cut by the step
+        assertThat(rateOf(rise)).isCloseTo(tc * (1 - 0.5 * 0.35), within(1.0));
+        c.decide(tick(0.85, 2000, 2000, 5), now);
+        assertThat(c.state("p").rate()).as("flat again: held").isCloseTo(tc * (1 - 0.5 * 0.35), within(1.0));
+        c.decide(tick(0.91, 2000, 2000, 5), now);
+        c.decide(tick(0.91, 2000, 2000, 5), now); // flat but near full (>= 90 %): cut at every tick
+        assertThat(c.state("p").rate())
+                .isCloseTo(tc * (1 - 0.5 * 0.35) * (1 - 0.5 * 0.41) * (1 - 0.5 * 0.41), within(1.0));
     }
 
     @Test
