@@ -12,6 +12,7 @@ import dev.sluice.bench.report.Summary;
 import dev.sluice.bench.runner.Results;
 import java.io.File;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -28,7 +29,10 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -613,9 +617,9 @@ public final class CassandraBench implements Callable<Integer> {
                     30,
                     30,
                     TimeUnit.SECONDS);
-            java.util.concurrent.ExecutorService pool = Executors.newFixedThreadPool(SCAN_PARALLEL);
+            ExecutorService pool = Executors.newFixedThreadPool(SCAN_PARALLEL);
             try {
-                List<java.util.concurrent.Future<?>> scans = new ArrayList<>();
+                List<Future<?>> scans = new ArrayList<>();
                 for (long[] range : tokenRanges(SCAN_RANGES)) {
                     scans.add(pool.submit(() -> {
                         BitSet mine = new BitSet();
@@ -640,10 +644,10 @@ public final class CassandraBench implements Callable<Integer> {
                         return null;
                     }));
                 }
-                for (java.util.concurrent.Future<?> f : scans) {
+                for (Future<?> f : scans) {
                     try {
                         f.get();
-                    } catch (java.util.concurrent.ExecutionException e) {
+                    } catch (ExecutionException e) {
                         throw new IllegalStateException("read-back scan failed: " + e.getCause(), e.getCause());
                     }
                 }
@@ -665,15 +669,13 @@ public final class CassandraBench implements Callable<Integer> {
         /** The Murmur3 token ring (Long.MIN_VALUE, Long.MAX_VALUE] cut into n ranges {@code (from, to]}. */
         static List<long[]> tokenRanges(int n) {
             List<long[]> out = new ArrayList<>();
-            java.math.BigInteger min = java.math.BigInteger.valueOf(Long.MIN_VALUE);
-            java.math.BigInteger span =
-                    java.math.BigInteger.valueOf(Long.MAX_VALUE).subtract(min);
+            BigInteger min = BigInteger.valueOf(Long.MIN_VALUE);
+            BigInteger span = BigInteger.valueOf(Long.MAX_VALUE).subtract(min);
             long from = Long.MIN_VALUE;
             for (int i = 1; i <= n; i++) {
                 long to = i == n
                         ? Long.MAX_VALUE
-                        : min.add(span.multiply(java.math.BigInteger.valueOf(i))
-                                        .divide(java.math.BigInteger.valueOf(n)))
+                        : min.add(span.multiply(BigInteger.valueOf(i)).divide(BigInteger.valueOf(n)))
                                 .longValueExact();
                 out.add(new long[] {from, to});
                 from = to;
