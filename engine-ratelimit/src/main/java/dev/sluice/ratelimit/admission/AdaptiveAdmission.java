@@ -81,6 +81,9 @@ import java.util.Map;
  *       (a step up in an open-loop load, a burst). The rate then doubles at the tick, up to {@code max.rate.factor ×}
  *       the offered load (admitted + refused), instead of waiting up to a period for Eq. 2's next step. Near or above
  *       the target, only Eq. 2 and T_c move the rate.
+ *   <li>Climbing back after a conservative episode: while the watermark falls below the high watermark and the gate
+ *       holds requests back, the rate rises by {@link #RECOVERY_STEP} per tick towards min(T_c, the rate at entry)
+ *       rather than by Eq. 2's few per cent per period (see {@code recover}).
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -137,6 +140,12 @@ public final class AdaptiveAdmission implements ControlLoop {
         long periodNanos;
         /** Where the last T_c's device throughput came from, for the event's reason. */
         String tcSource = "";
+        /** The rate just before conservative mode was last entered (NaN before the first episode). */
+        double entryRate = Double.NaN;
+        /** T_c at the last conservative tick (NaN before the first episode). */
+        double lastTc = Double.NaN;
+        /** Left conservative mode with the rate below its ceiling (see {@link #RECOVERY_STEP}). */
+        boolean recovering;
 
         public Mode mode() {
             return mode;
@@ -156,6 +165,12 @@ public final class AdaptiveAdmission implements ControlLoop {
      * entering the mode, or at or above halfway from the high watermark to full).
      */
     static final double CONSERVATIVE_RISE = 0.005;
+
+    /**
+     * After a conservative episode, the factor by which the rate climbs back per tick while the watermark falls below
+     * the high watermark and the gate holds requests back, up to min(T_c, the rate at entry).
+     */
+    static final double RECOVERY_STEP = 1.5;
 
     private final String name;
     private final Settings s;
@@ -258,7 +273,9 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.previousError = y - s.targetWatermark();
             st.mode = Mode.FEEDBACK;
             if (y >= s.highWatermark()) {
-                st.rate = Math.min(st.rate, conservative(ls, st));
+                st.entryRate = st.rate;
+                st.lastTc = conservative(ls, st);
+                st.rate = Math.min(st.rate, st.lastTc);
                 st.mode = Mode.CONSERVATIVE;
                 reason += String.format(
                         "; watermark %.0f%% >= %.0f%%: T_c%s", 100 * y, 100 * s.highWatermark(), st.tcSource);
@@ -274,6 +291,11 @@ public final class AdaptiveAdmission implements ControlLoop {
             // to min.rate in 25 s while the merge was draining (cruisedb-c16, docs/benchmarks.md). Cut further only
             // on entering, while the watermark still rises, or near full.
             boolean entering = before != Mode.CONSERVATIVE;
+            if (entering) {
+                st.entryRate = prev;
+            }
+            st.lastTc = tc;
+            st.recovering = false;
             boolean rising = Double.isNaN(st.previousWatermark) || y > st.previousWatermark + CONSERVATIVE_RISE;
             boolean nearFull = y >= (1 + s.highWatermark()) / 2 - 1e-9;
             if (!entering && !rising && !nearFull) {
@@ -300,6 +322,15 @@ public final class AdaptiveAdmission implements ControlLoop {
             // adjusted. Coming out of a cut (conservative mode, or a period that ended high) the buffer drains fast and
             // a doubling would overshoot it (measured: AdmissionFloodTest's flood oscillated 0.06 -> 0.97).
             boolean calm = st.mode == Mode.FEEDBACK && st.previousError <= -s.targetWatermark() / 2;
+            if (before == Mode.CONSERVATIVE) {
+                st.recovering = true;
+            }
+            if (st.recovering) {
+                Action a = recover(ls, st, y, binding, before);
+                if (a != null || st.recovering) {
+                    return a;
+                }
+            }
             if (binding && calm && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
                 double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
                 double opened = Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered));
@@ -332,6 +363,42 @@ public final class AdaptiveAdmission implements ControlLoop {
             reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
         }
         return emit(ls, st, before, reason);
+    }
+
+    /**
+     * Leaving conservative mode: the paper continues Eq. 2 from t_k = T_c, but Sluice's cuts below T_c (near full, or
+     * while the watermark rose) can leave the rate far below it. Measured (cruisedb-c16, docs/benchmarks.md): the rate
+     * sat at 480-640 requests/s for 35 s while the watermark fell from 88 % to 3 %, since Eq. 2 raises it by a few
+     * per cent per 10-s period. So while the watermark falls and the gate holds requests back, the rate climbs by
+     * {@link #RECOVERY_STEP} per tick towards min(T_c at the last conservative tick, the rate that entered the mode). The
+     * climb ends at the ceiling, at or below the target, with the gate idle, or at the first tick the watermark does not
+     * fall; Eq. 2 then takes over. Its period restarts at each step, so its next step measures demand at the new rate.
+     *
+     * @return the action of this tick, or null; {@code st.recovering} false means Eq. 2 takes this tick
+     */
+    private Action recover(LsmSnapshot ls, State st, double y, boolean binding, Mode before) {
+        double ceiling = Double.isNaN(st.lastTc) ? st.entryRate : Math.min(st.lastTc, st.entryRate);
+        boolean falling = !Double.isNaN(st.previousWatermark) && y < st.previousWatermark;
+        if (Double.isNaN(ceiling) || st.rate >= ceiling || y <= s.targetWatermark() || !binding || !falling) {
+            st.recovering = false;
+            return null;
+        }
+        double was = st.rate;
+        st.rate = Math.min(ceiling, st.rate * RECOVERY_STEP);
+        st.mode = Mode.FEEDBACK;
+        st.periodOps = 0;
+        st.periodNanos = 0;
+        if (st.rate >= ceiling) {
+            st.recovering = false;
+        }
+        return emit(
+                ls,
+                st,
+                before,
+                String.format(
+                        "recovering after conservative mode: watermark %.0f%% falling (%+.1f points), gate binding:"
+                                + " x%.2f towards %.0f/s = min(T_c, rate at entry)",
+                        100 * y, 100 * (y - st.previousWatermark), st.rate / was, ceiling));
     }
 
     /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */

@@ -243,6 +243,69 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
+    void afterAConservativeEpisodeTheRateClimbsBackWhileTheWatermarkFallsAndTheGateBinds() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        assertThat(tc).as("the ceiling is T_c, below the rate at entry").isLessThan(10_000);
+        c.decide(tick(0.85, 2000, 2000, 5), now); // entering: T_c
+        for (int i = 0; i < 6; i++) {
+            c.decide(tick(0.95, 2000, 2000, 5), now); // near full: x0.775 per tick
+        }
+        double low = c.state("p").rate();
+        assertThat(low).isLessThan(tc / 4);
+        // A merge completes: the watermark falls below high while every client waits at the gate.
+        queuedNext = 16;
+        List<Double> rates = new ArrayList<>();
+        for (double y : new double[] {0.78, 0.72, 0.66}) {
+            List<Action> a = c.decide(tick(y, 200, 200, 5), now);
+            assertThat(a.get(0).reason()).contains("recovering");
+            rates.add(rateOf(a));
+        }
+        assertThat(rates).containsExactly(low * 1.5, low * 1.5 * 1.5, low * 1.5 * 1.5 * 1.5);
+        for (double y : new double[] {0.62, 0.6, 0.58}) {
+            c.decide(tick(y, 200, 200, 5), now);
+        }
+        assertThat(c.state("p").rate()).as("capped at T_c").isCloseTo(tc, within(1.0));
+        c.decide(tick(0.57, 200, 200, 5), now);
+        assertThat(c.state("p").rate()).as("no higher").isCloseTo(tc, within(1.0));
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
+    }
+
+    @Test
+    void theClimbBackStopsWhenTheWatermarkRisesAgainOrTheGateIsIdle() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        c.decide(tick(0.85, 2000, 2000, 5), now);
+        for (int i = 0; i < 6; i++) {
+            c.decide(tick(0.95, 2000, 2000, 5), now);
+        }
+        double low = c.state("p").rate();
+        queuedNext = 16;
+        c.decide(tick(0.78, 200, 200, 5), now);
+        assertThat(c.state("p").rate()).isCloseTo(low * 1.5, within(0.01));
+        assertThat(c.decide(tick(0.79, 200, 200, 5), now))
+                .as("rising again: no climb")
+                .isEmpty();
+        assertThat(c.decide(tick(0.75, 200, 200, 5), now))
+                .as("the climb ended; Eq. 2 waits for its period")
+                .isEmpty();
+        assertThat(c.state("p").rate()).isCloseTo(low * 1.5, within(0.01));
+
+        AdaptiveAdmission idle = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
+        queuedNext = 0;
+        idle.decide(tick(0.5, 5000, 5000, 5), now);
+        idle.decide(tick(0.85, 2000, 2000, 5), now);
+        double held = idle.state("p").rate();
+        assertThat(idle.decide(tick(0.7, 200, 200, 5), now))
+                .as("nobody waits at the gate: nothing to recover")
+                .isEmpty();
+        assertThat(idle.state("p").rate()).isEqualTo(held);
+    }
+
+    @Test
     void aTcAboveTheCurrentRateNeverRaisesItWhileTheWatermarkIsHigh() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(2_000, 0, 0));
         nodeIoDelta = envIo(100, 100, 100); // a fast device: T_c far above 2,000
