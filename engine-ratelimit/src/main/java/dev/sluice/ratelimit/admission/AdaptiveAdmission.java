@@ -31,9 +31,10 @@ import java.util.Map;
  *       T_c from Eq. 3 ({@link ConservativeRate}) using the read/write shares and request sizes of the last interval,
  *       the snapshot's read and write amplification, and the device throughput T_R / T_W (see below). The paper sets
  *       t_k = T_c; Sluice also never raises the rate here, and lowers it (by Eq. 2's proportional term, at most half)
- *       on entering the mode and at every tick the watermark still rises by more than {@link #CONSERVATIVE_RISE} or
- *       stands at or above halfway from the high watermark to full, so an estimate above what the tree drains cannot
- *       hold the buffer full. While the watermark is high but flat or falling (a merge in progress drains it only
+ *       on entering the mode, at every tick the watermark still rises by more than {@link #CONSERVATIVE_RISE}, and,
+ *       at or above halfway from the high watermark to full, at every tick its pace would fill the buffer within
+ *       {@link #FULL_HORIZON_SECONDS} (or it is full), so an estimate above what the tree drains cannot hold the buffer
+ *       full. While the watermark is high but flat or falling (a merge in progress drains it only
  *       when it completes) the rate holds: cutting at every such tick (until 2026-11-25) took the rate to {@code
  *       min.rate} while a merge was draining.
  * </ol>
@@ -162,9 +163,15 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /**
      * In conservative mode the rate is cut below T_c only while the watermark rises by more than this per tick (or on
-     * entering the mode, or at or above halfway from the high watermark to full).
+     * entering the mode, or near full: see {@link #FULL_HORIZON_SECONDS}).
      */
     static final double CONSERVATIVE_RISE = 0.005;
+
+    /**
+     * At or above halfway from the high watermark to full, the rate is also cut while the watermark rises fast enough to
+     * reach full within this many seconds.
+     */
+    static final double FULL_HORIZON_SECONDS = 10;
 
     /**
      * After a conservative episode, the factor by which the rate climbs back per tick while the watermark falls below
@@ -297,7 +304,13 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.lastTc = tc;
             st.recovering = false;
             boolean rising = Double.isNaN(st.previousWatermark) || y > st.previousWatermark + CONSERVATIVE_RISE;
-            boolean nearFull = y >= (1 + s.highWatermark()) / 2 - 1e-9;
+            // Near full (at or above halfway from high to full), cut while the watermark, at this tick's pace, would
+            // reach full within FULL_HORIZON_SECONDS. Until 2026-11-25 every tick near full cut (x0.8), flat or not:
+            // cruisedb-c16 crept from 90.3 % to 91.5 % in 8 s (a merge running) while the rate fell from 5,700 to 720.
+            double risePerSecond =
+                    Double.isNaN(st.previousWatermark) ? 0 : (y - st.previousWatermark) / (ls.intervalNanos() / 1e9);
+            boolean nearFull = y >= (1 + s.highWatermark()) / 2 - 1e-9
+                    && (y >= 1 - 1e-9 || risePerSecond * FULL_HORIZON_SECONDS >= 1 - y);
             if (!entering && !rising && !nearFull) {
                 step = prev;
                 st.tcSource += String.format(
