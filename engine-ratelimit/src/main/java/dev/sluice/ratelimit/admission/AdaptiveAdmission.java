@@ -82,9 +82,9 @@ import java.util.Map;
  *       (a step up in an open-loop load, a burst). The rate then doubles at the tick, up to {@code max.rate.factor ×}
  *       the offered load (admitted + refused), instead of waiting up to a period for Eq. 2's next step. Near or above
  *       the target, only Eq. 2 and T_c move the rate.
- *   <li>Climbing back after a conservative episode: while the watermark falls below the high watermark and the gate
- *       holds requests back, the rate rises by {@link #RECOVERY_STEP} per tick towards min(T_c, the rate at entry)
- *       rather than by Eq. 2's few per cent per period (see {@code recover}).
+ *   <li>Climbing back after a conservative episode: below the high watermark, while the gate holds requests back and the
+ *       watermark falls (or is at or below the target), the rate rises by {@link #RECOVERY_STEP} per tick towards
+ *       min(T_c, the rate at entry) rather than by Eq. 2's few per cent per period (see {@code climbs}).
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -338,11 +338,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             if (before == Mode.CONSERVATIVE) {
                 st.recovering = true;
             }
-            if (st.recovering) {
-                Action a = recover(ls, st, y, binding, before);
-                if (a != null || st.recovering) {
-                    return a;
-                }
+            if (st.recovering && climbs(st, y, binding)) {
+                return climb(ls, st, y, before);
             }
             if (binding && calm && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
                 double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
@@ -382,34 +379,42 @@ public final class AdaptiveAdmission implements ControlLoop {
      * Leaving conservative mode: the paper continues Eq. 2 from t_k = T_c, but Sluice's cuts below T_c (near full, or
      * while the watermark rose) can leave the rate far below it. Measured (cruisedb-c16, docs/benchmarks.md): the rate
      * sat at 480-640 requests/s for 35 s while the watermark fell from 88 % to 3 %, since Eq. 2 raises it by a few
-     * per cent per 10-s period. So while the watermark falls and the gate holds requests back, the rate climbs by
-     * {@link #RECOVERY_STEP} per tick towards min(T_c at the last conservative tick, the rate that entered the mode). The
-     * climb ends at the ceiling, at or below the target, with the gate idle, or at the first tick the watermark does not
-     * fall; Eq. 2 then takes over. Its period restarts at each step, so its next step measures demand at the new rate.
+     * per cent per 10-s period. So while the gate holds requests back and the watermark falls (or is at or below the
+     * target: the buffer has room), the rate climbs by {@link #RECOVERY_STEP} per tick towards min(T_c at the last
+     * conservative tick, the rate that entered the mode). The climb ends at that ceiling, with the gate idle, or at the
+     * first tick the watermark is above the target and not falling; Eq. 2 then takes over. A new episode during a climb
+     * records the rate reached as its entry rate, so repeated episodes lower the ceiling (Eq. 2 may raise the rate past
+     * it once the climb has ended).
      *
-     * @return the action of this tick, or null; {@code st.recovering} false means Eq. 2 takes this tick
+     * @return whether this tick climbs; false ends the climb (Eq. 2 takes this tick)
      */
-    private Action recover(LsmSnapshot ls, State st, double y, boolean binding, Mode before) {
-        double ceiling = Double.isNaN(st.lastTc) ? st.entryRate : Math.min(st.lastTc, st.entryRate);
+    private boolean climbs(State st, double y, boolean binding) {
+        double ceiling = ceiling(st);
         boolean falling = !Double.isNaN(st.previousWatermark) && y < st.previousWatermark;
-        if (Double.isNaN(ceiling) || st.rate >= ceiling || y <= s.targetWatermark() || !binding || !falling) {
-            st.recovering = false;
-            return null;
-        }
+        boolean room = falling || y <= s.targetWatermark();
+        st.recovering = !Double.isNaN(ceiling) && st.rate < ceiling && binding && room;
+        return st.recovering;
+    }
+
+    private static double ceiling(State st) {
+        return Double.isNaN(st.lastTc) ? st.entryRate : Math.min(st.lastTc, st.entryRate);
+    }
+
+    /** One step of the climb (see {@link #climbs}); Eq. 2's period restarts so its next step sees the new rate. */
+    private Action climb(LsmSnapshot ls, State st, double y, Mode before) {
+        double ceiling = ceiling(st);
         double was = st.rate;
         st.rate = Math.min(ceiling, st.rate * RECOVERY_STEP);
         st.mode = Mode.FEEDBACK;
         st.periodOps = 0;
         st.periodNanos = 0;
-        if (st.rate >= ceiling) {
-            st.recovering = false;
-        }
+        st.recovering = st.rate < ceiling;
         return emit(
                 ls,
                 st,
                 before,
                 String.format(
-                        "recovering after conservative mode: watermark %.0f%% falling (%+.1f points), gate binding:"
+                        "recovering after conservative mode: watermark %.0f%% (%+.1f points), gate binding:"
                                 + " x%.2f towards %.0f/s = min(T_c, rate at entry)",
                         100 * y, 100 * (y - st.previousWatermark), st.rate / was, ceiling));
     }

@@ -282,7 +282,7 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
-    void theClimbBackStopsWhenTheWatermarkRisesAgainOrTheGateIsIdle() {
+    void theClimbBackStopsWhenTheWatermarkRisesAgainAboveTheTargetOrTheGateIsIdle() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
         nodeIoDelta = envIo(20, 10, 10);
         c.decide(tick(0.5, 5000, 5000, 5), now);
@@ -295,22 +295,52 @@ class AdaptiveAdmissionTest {
         c.decide(tick(0.78, 200, 200, 5), now);
         assertThat(c.state("p").rate()).isCloseTo(low * 1.5, within(0.01));
         assertThat(c.decide(tick(0.79, 200, 200, 5), now))
-                .as("rising again: no climb")
+                .as("above the target and rising again: the climb ends")
                 .isEmpty();
         assertThat(c.decide(tick(0.75, 200, 200, 5), now))
-                .as("the climb ended; Eq. 2 waits for its period")
+                .as("ended for good; Eq. 2 waits for its period")
                 .isEmpty();
         assertThat(c.state("p").rate()).isCloseTo(low * 1.5, within(0.01));
 
+        // The gate idle: a rate far below T_c is not raised by the climb.
         AdaptiveAdmission idle = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
         queuedNext = 0;
         idle.decide(tick(0.5, 5000, 5000, 5), now);
         idle.decide(tick(0.85, 2000, 2000, 5), now);
+        for (double y : new double[] {0.95, 0.96, 0.97, 0.98, 0.99, 1.0}) {
+            idle.decide(tick(y, 2000, 2000, 5), now);
+        }
         double held = idle.state("p").rate();
         assertThat(idle.decide(tick(0.7, 200, 200, 5), now))
                 .as("nobody waits at the gate: nothing to recover")
                 .isEmpty();
         assertThat(idle.state("p").rate()).isEqualTo(held);
+    }
+
+    @Test
+    void aFlushThatDropsTheWatermarkBelowTheTargetInOneTickStillLetsTheRateClimbToTheRateAtEntry() {
+        // A fast device: T_c far above the rate that entered conservative mode, so the ceiling is the entry rate.
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(2_000, 0, 0), 10 * SEC));
+        nodeIoDelta = envIo(100, 100, 100);
+        c.decide(tick(0.5, 1000, 1000, 5), now);
+        c.decide(tick(0.85, 1000, 1000, 5), now); // entering at 2,000: cut by the step to 1,650
+        for (double y : new double[] {0.95, 0.96, 0.97, 0.98}) {
+            c.decide(tick(y, 500, 500, 5), now);
+        }
+        double low = c.state("p").rate();
+        queuedNext = 16;
+        List<Double> rates = new ArrayList<>();
+        for (double y : new double[] {0.10, 0.12, 0.14, 0.16, 0.18}) { // a flush drained it; memtables refill
+            c.decide(tick(y, 300, 300, 5), now);
+            rates.add(c.state("p").rate());
+        }
+        assertThat(rates.get(0)).isCloseTo(low * 1.5, within(0.01));
+        assertThat(rates.get(1))
+                .as("rising but below the target: still climbing")
+                .isCloseTo(low * 2.25, within(0.01));
+        assertThat(rates.get(4))
+                .as("capped at the rate that entered conservative mode")
+                .isEqualTo(2_000.0);
     }
 
     @Test
