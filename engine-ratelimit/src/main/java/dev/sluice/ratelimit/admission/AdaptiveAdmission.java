@@ -174,8 +174,8 @@ public final class AdaptiveAdmission implements ControlLoop {
     static final double FULL_HORIZON_SECONDS = 10;
 
     /**
-     * After a conservative episode, the factor by which the rate climbs back per tick while the watermark falls below
-     * the high watermark and the gate holds requests back, up to min(T_c, the rate at entry).
+     * After a conservative episode, the factor by which the rate climbs back per tick while the gate holds requests back
+     * and the watermark, below high, falls or is at or below the target, up to min(T_c, the rate at entry).
      */
     static final double RECOVERY_STEP = 1.5;
 
