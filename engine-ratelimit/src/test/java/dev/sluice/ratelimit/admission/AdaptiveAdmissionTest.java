@@ -172,6 +172,33 @@ class AdaptiveAdmissionTest {
 
     static final double MIB = 1 << 20;
 
+    /**
+     * T_c of Eq. 3 for the half-read, half-write 1-KiB load of {@link #tick} with read amplification 4 and write
+     * amplification 5, once the measured device peak is {@code envIo(20, 10, 10)}'s 40 MiB/s.
+     */
+    static final double TC_40_MIB =
+            ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+
+    /** One tick at each watermark of {@code ys}, with {@code reads} and {@code writes} requests each. */
+    void ticks(AdaptiveAdmission c, long reads, long writes, double... ys) {
+        for (double y : ys) {
+            c.decide(tick(y, reads, writes, 5), now);
+        }
+    }
+
+    /**
+     * A controller with a 10-s period and a 40-MiB/s measured device, taken into conservative mode at 85 % and then cut
+     * by six filling ticks (95 % to full) to about a fifth of T_c.
+     */
+    AdaptiveAdmission cutFarBelowTc() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
+        nodeIoDelta = envIo(20, 10, 10);
+        c.decide(tick(0.5, 5000, 5000, 5), now);
+        c.decide(tick(0.85, 2000, 2000, 5), now); // entering: T_c
+        ticks(c, 2000, 2000, 0.95, 0.96, 0.97, 0.98, 0.99, 1.0); // filling: cut by x(1 - 0.5 * e) per tick
+        return c;
+    }
+
     /** One second of I/O as the priority Env reports it: WAL, user reads and L0 compaction, in MiB. */
     static IoStats envIo(double walMib, double getMib, double compactionMib) {
         return new IoStats(
@@ -202,7 +229,7 @@ class AdaptiveAdmissionTest {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         nodeIoDelta = envIo(20, 10, 10);
         c.decide(tick(0.5, 5000, 5000, 5), now);
-        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        double tc = TC_40_MIB;
         c.decide(tick(0.97, 2000, 2000, 5), now);
         assertThat(c.state("p").rate())
                 .as("entering: T_c (below the first step, 7,650)")
@@ -224,7 +251,7 @@ class AdaptiveAdmissionTest {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
         nodeIoDelta = envIo(20, 10, 10);
         c.decide(tick(0.5, 5000, 5000, 5), now);
-        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        double tc = TC_40_MIB;
         List<Double> rates = new ArrayList<>();
         // a merge in progress: the watermark stands at 83-84 % (above high 80 %, below halfway to full, 90 %)
         for (double y : new double[] {0.83, 0.832, 0.834, 0.834, 0.833}) {
@@ -252,15 +279,9 @@ class AdaptiveAdmissionTest {
 
     @Test
     void afterAConservativeEpisodeTheRateClimbsBackWhileTheWatermarkFallsAndTheGateBinds() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
-        nodeIoDelta = envIo(20, 10, 10);
-        c.decide(tick(0.5, 5000, 5000, 5), now);
-        double tc = ConservativeRate.requestsPerSecond(0.5, 0.5, 1 + 2 + 1, 5, 1040, 1040, 40 * MIB, 40 * MIB);
+        double tc = TC_40_MIB;
         assertThat(tc).as("the ceiling is T_c, below the rate at entry").isLessThan(10_000);
-        c.decide(tick(0.85, 2000, 2000, 5), now); // entering: T_c
-        for (double y : new double[] {0.95, 0.96, 0.97, 0.98, 0.99, 1.0}) {
-            c.decide(tick(y, 2000, 2000, 5), now); // filling: cut by x(1 - 0.5 * e) per tick
-        }
+        AdaptiveAdmission c = cutFarBelowTc();
         double low = c.state("p").rate();
         assertThat(low).isLessThan(tc / 4);
         // A merge completes: the watermark falls below high while every client waits at the gate.
@@ -272,9 +293,7 @@ class AdaptiveAdmissionTest {
             rates.add(rateOf(a));
         }
         assertThat(rates).containsExactly(low * 1.5, low * 1.5 * 1.5, low * 1.5 * 1.5 * 1.5);
-        for (double y : new double[] {0.62, 0.6, 0.58}) {
-            c.decide(tick(y, 200, 200, 5), now);
-        }
+        ticks(c, 200, 200, 0.62, 0.6, 0.58);
         assertThat(c.state("p").rate()).as("capped at T_c").isCloseTo(tc, within(1.0));
         c.decide(tick(0.57, 200, 200, 5), now);
         assertThat(c.state("p").rate()).as("no higher").isCloseTo(tc, within(1.0));
@@ -283,13 +302,7 @@ class AdaptiveAdmissionTest {
 
     @Test
     void theClimbBackStopsWhenTheWatermarkRisesAgainAboveTheTargetOrTheGateIsIdle() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
-        nodeIoDelta = envIo(20, 10, 10);
-        c.decide(tick(0.5, 5000, 5000, 5), now);
-        c.decide(tick(0.85, 2000, 2000, 5), now);
-        for (double y : new double[] {0.95, 0.96, 0.97, 0.98, 0.99, 1.0}) {
-            c.decide(tick(y, 2000, 2000, 5), now);
-        }
+        AdaptiveAdmission c = cutFarBelowTc();
         double low = c.state("p").rate();
         queuedNext = 16;
         c.decide(tick(0.78, 200, 200, 5), now);
@@ -303,13 +316,8 @@ class AdaptiveAdmissionTest {
         assertThat(c.state("p").rate()).isCloseTo(low * 1.5, within(0.01));
 
         // The gate idle: a rate far below T_c is not raised by the climb.
-        AdaptiveAdmission idle = new AdaptiveAdmission("admission", withPeriod(settings(10_000, 0, 0), 10 * SEC));
         queuedNext = 0;
-        idle.decide(tick(0.5, 5000, 5000, 5), now);
-        idle.decide(tick(0.85, 2000, 2000, 5), now);
-        for (double y : new double[] {0.95, 0.96, 0.97, 0.98, 0.99, 1.0}) {
-            idle.decide(tick(y, 2000, 2000, 5), now);
-        }
+        AdaptiveAdmission idle = cutFarBelowTc();
         double held = idle.state("p").rate();
         assertThat(idle.decide(tick(0.7, 200, 200, 5), now))
                 .as("nobody waits at the gate: nothing to recover")
@@ -324,9 +332,7 @@ class AdaptiveAdmissionTest {
         nodeIoDelta = envIo(100, 100, 100);
         c.decide(tick(0.5, 1000, 1000, 5), now);
         c.decide(tick(0.85, 1000, 1000, 5), now); // entering at 2,000: cut by the step to 1,650
-        for (double y : new double[] {0.95, 0.96, 0.97, 0.98}) {
-            c.decide(tick(y, 500, 500, 5), now);
-        }
+        ticks(c, 500, 500, 0.95, 0.96, 0.97, 0.98);
         double low = c.state("p").rate();
         queuedNext = 16;
         List<Double> rates = new ArrayList<>();
