@@ -26,7 +26,9 @@ import java.util.Set;
  *       compaction) used more than {@code passiveThreshold} (95 %) of the paid tokens, the cache goes passive; otherwise
  *       proactive. A change is one {@code SetCacheMode} action (a {@code ControlEvent}).
  *   <li><b>Prefetch budget.</b> In proactive mode the spare tokens, {@code share · (paid − all units used)}, go to the
- *       prefetcher (recorded when it changes by more than 10 %, or to or from zero); in passive mode, zero.
+ *       prefetcher (recorded when it changes by more than 10 %, or to or from zero); in passive mode, zero. The
+ *       prefetcher counts a scan as scanned bytes / unit, but a range scan reads every level the range overlaps, so
+ *       the grant is divided by {@link #prefetchCost()}: the Env's measured PREFETCH units per granted unit.
  *   <li><b>Layout.</b> When a partition's set of SST files changed (checked at most every {@code layoutPeriodNanos}),
  *       its hotness table is cut into blocks of the new files.
  *   <li><b>Re-warm.</b> Every {@code rewarmPeriodNanos} in proactive mode, the key ranges of the L0 and base-level (L1)
@@ -51,8 +53,12 @@ final class CacheController implements ControlLoop {
     private final long layoutPeriodNanos;
     private final long rewarmPeriodNanos;
 
+    /** Upper bound of {@link #prefetchCost()}. */
+    static final double MAX_PREFETCH_COST = 64;
+
     private CacheMode mode = CacheMode.PROACTIVE;
     private double budget = -1;
+    private double prefetchCost = 1;
     private long lastTick = Long.MIN_VALUE;
     private long lastRewarm = Long.MIN_VALUE;
     private final Map<String, Long> layoutSignature = new HashMap<>();
@@ -84,6 +90,14 @@ final class CacheController implements ControlLoop {
 
     CacheMode mode() {
         return mode;
+    }
+
+    /**
+     * Device I/O units one unit of the prefetcher's own estimate costs, learnt from the Env's PREFETCH class (≥ 1;
+     * an exponential average, weight 0.5, of measured / granted over the ticks in which the prefetcher read).
+     */
+    double prefetchCost() {
+        return prefetchCost;
     }
 
     /** I/O units of one class in an interval: every I/O costs at least one unit. */
@@ -120,12 +134,22 @@ final class CacheController implements ControlLoop {
                                 100 * topShare, paidIops, 100 * passiveThreshold),
                         cache));
             }
+            // The prefetcher counts a scan as its bytes / unit, but the engine reads every level the range
+            // overlaps: calibrate by what the Env measured for PREFETCH against what the budget allowed.
+            double prefetched = units(d.get(IoClass.PREFETCH)) / seconds;
+            if (budget > 0 && prefetched > 0) {
+                double ratio = Math.max(1, prefetched / budget);
+                prefetchCost = Math.min(MAX_PREFETCH_COST, 0.5 * prefetchCost + 0.5 * ratio);
+            }
             double spare = want == CacheMode.PASSIVE ? 0 : Math.max(0, prefetchShare * (paidIops - all / seconds));
-            if (changed(budget, spare)) {
-                budget = spare;
+            double grant = spare / prefetchCost;
+            if (changed(budget, grant)) {
+                budget = grant;
                 out.add(new CacheActions.SetPrefetchBudget(
-                        spare,
-                        String.format("%.0f of %.0f paid units/s used, mode %s", all / seconds, paidIops, want),
+                        grant,
+                        String.format(
+                                "%.0f of %.0f paid units/s used, mode %s, %.1f device units per prefetch unit",
+                                all / seconds, paidIops, want, prefetchCost),
                         cache));
             }
         }

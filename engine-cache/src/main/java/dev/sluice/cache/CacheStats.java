@@ -8,6 +8,7 @@ package dev.sluice.cache;
  * @param prefetchIos device I/O units the prefetcher read (scanned bytes / I/O unit, at least one per block)
  * @param prefetchBytes key + value bytes the prefetcher read
  * @param prefetchedBlocks blocks (and re-warm ranges) the prefetcher scanned
+ * @param rewarmSkipped re-warm ranges not scanned because they span more than an eighth of the cache's capacity
  * @param staleFillsRefused fills refused because a write to the key came after the read started
  * @param modeSwitches mode changes applied
  * @param weightBytes bytes held now (Caffeine's weighted size)
@@ -19,6 +20,7 @@ public record CacheStats(
         long prefetchIos,
         long prefetchBytes,
         long prefetchedBlocks,
+        long rewarmSkipped,
         long staleFillsRefused,
         long modeSwitches,
         long weightBytes,

@@ -106,6 +106,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
             prefetchBytes = new LongAdder(),
             prefetchedBlocks = new LongAdder(),
             staleRefused = new LongAdder(),
+            rewarmSkipped = new LongAdder(),
             modeSwitches = new LongAdder();
     private final AtomicInteger openViews = new AtomicInteger();
     private final Object lifecycle = new Object();
@@ -190,6 +191,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
                 prefetchIos.sum(),
                 prefetchBytes.sum(),
                 prefetchedBlocks.sum(),
+                rewarmSkipped.sum(),
                 staleRefused.sum(),
                 modeSwitches.sum(),
                 store.policy()
@@ -295,6 +297,14 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
         }
     }
 
+    /**
+     * Widest re-warm range, in hotness blocks, that is scanned: an eighth of the cache's capacity (at least one block).
+     * A wider range is skipped ({@link CacheStats#rewarmSkipped()}).
+     */
+    int maxRewarmBlocks() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, settings.capacityBytes() / settings.blockBytes() / 8));
+    }
+
     /** One period on the prefetch thread; returns the I/O units spent. */
     private long period() {
         List<View> vs;
@@ -319,14 +329,21 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
                 rw = new ArrayList<>(v.rewarm);
                 v.rewarm.clear();
             }
+            HotnessTable t = v.table;
             for (KeyRangeBytes r : rw) {
                 if (spent >= budget || mode != CacheMode.PROACTIVE) {
                     return spent;
                 }
+                if (t.blocks() > 0 && t.blockOf(r.last()) - t.blockOf(r.first()) + 1 > maxRewarmBlocks()) {
+                    // A file whose keys span much of the key space (random writes make every L0/L1 file do so):
+                    // re-warming its range would scan the start of the key space, not the file's data. Hot blocks
+                    // are prefetched below anyway.
+                    rewarmSkipped.increment();
+                    continue;
+                }
                 byte[] end = Arrays.copyOf(r.last(), r.last().length + 1); // exclusive bound just past last
                 spent += scanInto(v, r.first(), end);
             }
-            HotnessTable t = v.table;
             v.periods++;
             for (int b : t.hottest(Math.max(1, (int) Math.min(Integer.MAX_VALUE, (long) budget)), 0.0)) {
                 if (spent >= budget || mode != CacheMode.PROACTIVE) {
@@ -348,7 +365,11 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
         long bytes;
         try {
             bytes = v.source.scan(
-                    from.length == 0 ? null : from, to, MAX_ENTRIES_PER_SCAN, (k, val) -> v.fill(k, val, stamp));
+                    from.length == 0 ? null : from,
+                    to,
+                    MAX_ENTRIES_PER_SCAN,
+                    settings.ioUnitBytes(),
+                    (k, val) -> v.fill(k, val, stamp));
         } catch (IllegalStateException e) {
             return 0; // the partition closed meanwhile
         }

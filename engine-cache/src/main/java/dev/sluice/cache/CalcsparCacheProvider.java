@@ -56,8 +56,13 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
             1_000_000,
             "periods",
             "a prefetched block is not read again for this many periods");
-    static final Option<Long> REWARM_SECONDS =
-            Option.longOption("rewarm.seconds", 10, 1, 86_400, "s", "how often L0/L1 are re-warmed in proactive mode");
+    static final Option<Long> REWARM_SECONDS = Option.longOption(
+            "rewarm.seconds",
+            10,
+            1,
+            86_400,
+            "s",
+            "how often L0/L1 files are re-warmed in proactive mode (files wider than 1/8 of the cache are skipped)");
     static final Option<Long> LAYOUT_SECONDS = Option.longOption(
             "layout.seconds", 5, 0, 86_400, "s", "shortest interval between two block layouts of a partition");
 

@@ -108,4 +108,36 @@ class CacheControllerTest {
         }
         assertThat(r.budget).isEqualTo(600);
     }
+    /** A tick whose interval saw {@code prefetch} PREFETCH reads of 4 KiB and nothing else. */
+    private static NodeSnapshot prefetchTick(long t, long prefetch) {
+        Map<IoClass, IoClassStats> m = new EnumMap<>(IoClass.class);
+        m.put(IoClass.PREFETCH, new IoClassStats(prefetch, prefetch * 4096, 0, 0));
+        IoStats d = new IoStats(IoStats.Source.ENV, m);
+        return new NodeSnapshot(t, Map.of(), d, d, 0);
+    }
+
+    @Test
+    void aPrefetcherThatReadsMoreThanItsGrantGetsASmallerGrant() {
+        Recorder r = new Recorder();
+        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1.0, 0, 10 * SEC);
+        apply(c, prefetchTick(0, 0), 0, r);
+        apply(c, prefetchTick(SEC, 0), SEC, r);
+        assertThat(r.calls).containsExactly("budget=1000");
+        // it read less than granted: the cost stays 1, the grant is what is spare
+        r.calls.clear();
+        apply(c, prefetchTick(2 * SEC, 500), 2 * SEC, r);
+        assertThat(c.prefetchCost()).isEqualTo(1.0);
+        assertThat(r.calls).containsExactly("budget=500");
+        // granted 500, the Env counted 800: cost 0.5 · 1 + 0.5 · 1.6 = 1.3; spare 200 → 200 / 1.3 = 154
+        r.calls.clear();
+        List<Action> acts = apply(c, prefetchTick(3 * SEC, 800), 3 * SEC, r);
+        assertThat(c.prefetchCost()).isCloseTo(1.3, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.calls).containsExactly("budget=154");
+        assertThat(acts.get(0).reason()).contains("1.3 device units per prefetch unit");
+        // granted 153.8, counted 400 (2.6 per granted unit): cost 1.95; spare 600 → 308
+        r.calls.clear();
+        apply(c, prefetchTick(4 * SEC, 400), 4 * SEC, r);
+        assertThat(c.prefetchCost()).isCloseTo(1.95, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.calls).containsExactly("budget=308");
+    }
 }

@@ -26,9 +26,17 @@ final class CacheSource implements ReadCache.Source {
     }
 
     @Override
-    public long scan(byte[] fromInclusive, byte[] toExclusive, int maxEntries, BiConsumer<byte[], byte[]> visitor) {
+    public long scan(
+            byte[] fromInclusive,
+            byte[] toExclusive,
+            int maxEntries,
+            long readaheadBytes,
+            BiConsumer<byte[], byte[]> visitor) {
+        if (readaheadBytes < 0) {
+            throw new IllegalArgumentException("readaheadBytes must be >= 0, got " + readaheadBytes);
+        }
         partition.enter();
-        try (ReadOptions ro = new ReadOptions().setFillCache(false);
+        try (ReadOptions ro = new ReadOptions().setFillCache(false).setReadaheadSize(readaheadBytes);
                 Slice upper = toExclusive == null ? null : new Slice(toExclusive)) {
             if (upper != null) {
                 ro.setIterateUpperBound(upper);

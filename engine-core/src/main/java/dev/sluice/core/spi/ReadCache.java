@@ -58,9 +58,17 @@ public interface ReadCache extends AutoCloseable {
         /**
          * Visits the entries of {@code [fromInclusive, toExclusive)} (null = unbounded) in key order, at most {@code
          * maxEntries}, on the calling thread, from one consistent view of the engine taken when the call starts.
+         * {@code readaheadBytes} (0 = the engine's own automatic readahead) is how much of each table file one read
+         * fetches: on a paid-IOPS volume where any I/O up to one unit costs one token, a prefetch of one unit of data
+         * should cost about one read per file it touches, not one per 4 KiB block.
          *
          * @return the key + value bytes visited
          */
-        long scan(byte[] fromInclusive, byte[] toExclusive, int maxEntries, BiConsumer<byte[], byte[]> visitor);
+        long scan(
+                byte[] fromInclusive,
+                byte[] toExclusive,
+                int maxEntries,
+                long readaheadBytes,
+                BiConsumer<byte[], byte[]> visitor);
     }
 }
