@@ -148,7 +148,7 @@ BRIDGE(void, setForegroundMaxWait)(JNIEnv*, jclass, jlong h, jlong ns) {
 BRIDGE(void, setPolicy)
 (JNIEnv* env, jclass, jlong h, jint kind, jintArray tiers, jdoubleArray weights, jboolean strict_top,
  jlong starvation_ns, jdouble node_ops, jdouble node_bytes, jdouble node_write_bytes, jdouble paid_iops,
- jdouble min_window) {
+ jdouble min_window, jdouble pace_s) {
   sluice::PolicyParams p;
   p.kind = kind;
   jint t[sluice::kNumClasses];
@@ -164,6 +164,7 @@ BRIDGE(void, setPolicy)
   p.node_write_bytes = node_write_bytes;
   p.paid_iops = paid_iops;
   p.min_window = min_window;
+  p.pace_s = pace_s;
   State(h)->sched.SetPolicy(p);
 }
 

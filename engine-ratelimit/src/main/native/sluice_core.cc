@@ -295,6 +295,7 @@ void NodeScheduler::SetPolicy(const PolicyParams& in) {
   if (!(p.node_write_bytes > 0) || std::isinf(p.node_write_bytes)) p.node_write_bytes = 0;
   if (!(p.paid_iops > 0) || std::isinf(p.paid_iops)) p.paid_iops = 0;
   p.min_window = std::min(std::max(p.min_window, 0.0), 1.0);
+  if (!(p.pace_s > 0) || std::isinf(p.pace_s)) p.pace_s = 0;
   p_ = p;
   uint64_t now = NowNanos();
   last_refill_ = now;
@@ -383,6 +384,10 @@ bool NodeScheduler::Eligible(int tier, uint64_t now, bool starving) const {
     case kTimeWindows: {
       if (p_.paid_iops <= 0) return true;
       double frac = static_cast<double>(now - sec_start_) / 1e9;
+      // Pacing: by a point `frac` into the second, at most paid * (frac + pace) tokens are granted, so one tier-0
+      // burst (a flush, an L0 compaction) cannot take the whole second's tokens at its start and leave user reads
+      // waiting for the next refill. The second's total stays at most paid, so the contract holds either way.
+      if (p_.pace_s > 0 && p_.paid_iops - sec_tokens_ >= p_.paid_iops * (frac + p_.pace_s)) return false;
       if (!starving && tier > 0) {
         if (frac < win_start_[tier]) return false;
         // inside its window a lower tier takes only tokens beyond what the more urgent tiers are expected to need
@@ -553,6 +558,12 @@ uint64_t NodeScheduler::NextWake(uint64_t now, const Waiter* w) const {
     wake = std::min(wake, sec_start_ + 1000000000UL);
     uint64_t open = sec_start_ + static_cast<uint64_t>(win_start_[w->tier] * 1e9);
     if (open > now) wake = std::min(wake, open);
+    if (p_.pace_s > 0) {
+      // when the paced allowance passes what is already granted
+      double at = (p_.paid_iops - sec_tokens_) / p_.paid_iops - p_.pace_s;
+      uint64_t paced = sec_start_ + static_cast<uint64_t>(std::max(0.0, at) * 1e9) + 1000;
+      if (paced > now) wake = std::min(wake, paced);
+    }
   }
   if (p_.starvation_ns > 0 && w->tier > 0) {
     uint64_t due = w->enq_ns + p_.starvation_ns;

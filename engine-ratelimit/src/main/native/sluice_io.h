@@ -159,6 +159,7 @@ struct PolicyParams {
   double node_write_bytes = 0;
   double paid_iops = 0;   // time windows: tokens per second
   double min_window = 0.1;
+  double pace_s = 0;      // time windows: at most paid * (elapsed + pace_s) tokens granted by each point of a second (0 = none)
 };
 
 class NodeScheduler {

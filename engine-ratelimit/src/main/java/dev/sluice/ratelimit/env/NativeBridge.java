@@ -78,7 +78,8 @@ final class NativeBridge {
             double nodeBytesPerSecond,
             double nodeWriteBytesPerSecond,
             double paidIops,
-            double minWindow);
+            double minWindow,
+            double paceSeconds);
 
     static native void setChunkBytes(long state, long bytes);
 

@@ -316,6 +316,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         double nodeWriteBytes = 0;
         double paid = 0;
         double minWindow = 0.1;
+        double pace = 0;
         if (p instanceof IoPolicy.StrictPriority sp) {
             kind = 1;
             starvation = sp.starvationBound().toNanos();
@@ -336,6 +337,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
             paid = tw.paidIops();
             minWindow = tw.minWindowFraction();
             starvation = tw.starvationBound().toNanos();
+            pace = tw.pace().toNanos() / 1e9;
         } else {
             kind = 0;
         }
@@ -347,8 +349,9 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         final double nw = nodeWriteBytes;
         final double pd = paid;
         final double mw = minWindow;
+        final double pc = pace;
         withState(s -> {
-            NativeBridge.setPolicy(s, k, tiers, weights, st, sv, no, nb, nw, pd, mw);
+            NativeBridge.setPolicy(s, k, tiers, weights, st, sv, no, nb, nw, pd, mw, pc);
             return null;
         });
         policy = p;

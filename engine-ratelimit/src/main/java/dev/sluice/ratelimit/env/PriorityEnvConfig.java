@@ -90,6 +90,14 @@ public record PriorityEnvConfig(
             "policy.paid.iops", 0, 0, 1e9, "tokens/s", "calcspar tokens per second (0 = device.iops)");
     public static final Option<Double> POLICY_MIN_WINDOW = Option.doubleOption(
             "policy.min.window", 0.1, 0, 1, "s", "calcspar smallest time window of the lower queues");
+    public static final Option<Double> POLICY_PACE_MS = Option.doubleOption(
+            "policy.pace.ms",
+            20,
+            0,
+            1000,
+            "ms",
+            "calcspar: by t into each second at most paid IOPS x (t + pace) tokens are granted, so a flush or L0"
+                    + " compaction cannot take a whole second's tokens at once (0 = refresh once a second, the paper)");
     public static final Option<Double> CHUNK_KB = Option.doubleOption(
             "chunk.kb",
             256,
@@ -135,6 +143,7 @@ public record PriorityEnvConfig(
                 POLICY_COMPACTION_WEIGHT,
                 POLICY_PAID_IOPS,
                 POLICY_MIN_WINDOW,
+                POLICY_PACE_MS,
                 CHUNK_KB,
                 DEVICE_ENABLED,
                 DEVICE_IOPS,
@@ -265,7 +274,13 @@ public record PriorityEnvConfig(
                         new IoPolicy.WeightedFair(t.tiers(), List.of(6.0, 3.0, 1.0), false, budget);
                     // Fig. 19 "DA": the top queue takes what it uses, the others what it leaves, in priority order
                     case "calcspar-dynamic" -> new IoPolicy.StrictPriority(t.tiers(), starvation, budget);
-                    default -> new IoPolicy.TimeWindows(t.tiers(), paid, p.get(POLICY_MIN_WINDOW), starvation);
+                    default ->
+                        new IoPolicy.TimeWindows(
+                                t.tiers(),
+                                paid,
+                                p.get(POLICY_MIN_WINDOW),
+                                starvation,
+                                Duration.ofNanos(Math.round(p.get(POLICY_PACE_MS) * 1e6)));
                 };
             }
             default -> throw new IllegalStateException("unreachable: " + POLICY + " allowed " + p.get(POLICY));

@@ -33,7 +33,7 @@ class PriorityEnvConfigTest {
                 assertThat(o.unit()).as(o.name()).isEqualTo("MiB/s");
             }
         }
-        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(18 + 2 * IoClass.values().length);
+        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(19 + 2 * IoClass.values().length);
     }
 
     @Test
