@@ -9,10 +9,13 @@ package dev.sluice.cache;
  * @param prefetchBytes key + value bytes the prefetcher read
  * @param prefetchedBlocks blocks (and re-warm ranges) the prefetcher scanned
  * @param rewarmSkipped re-warm ranges not scanned because they span more than an eighth of the cache's capacity
- * @param staleFillsRefused fills refused because a write to the key came after the read started
+ * @param staleFillsRefused fills refused: a one-key fill whose key (or stripe) was written after its read started, or
+ *     a fill that raced an {@code invalidateAll} or a write that could not be read back
  * @param modeSwitches mode changes applied
- * @param weightBytes bytes held now (Caffeine's weighted size)
+ * @param weightBytes bytes held now (every range's arrays, overheads and overlay)
  * @param hotnessTableBytes memory of the hotness tables now
+ * @param evictions ranges evicted
+ * @param ranges ranges held now (prefetched blocks and keys admitted on misses)
  */
 public record CacheStats(
         long[] hitsByMode,
@@ -24,7 +27,9 @@ public record CacheStats(
         long staleFillsRefused,
         long modeSwitches,
         long weightBytes,
-        long hotnessTableBytes) {
+        long hotnessTableBytes,
+        long evictions,
+        long ranges) {
 
     public long hits() {
         return hitsByMode[0] + hitsByMode[1];

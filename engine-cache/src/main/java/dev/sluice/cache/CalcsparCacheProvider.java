@@ -19,7 +19,7 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
             1L << 20,
             1L << 40,
             "bytes",
-            "capacity of the cache space (keys + values + 96 B/entry)");
+            "capacity of the cache space (keys + values + 8 B/entry + 192 B/range)");
     static final Option<Long> BLOCK_BYTES = Option.longOption(
             "block.bytes",
             256L << 10,
@@ -55,7 +55,7 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
             1,
             1_000_000,
             "periods",
-            "a prefetched block is not read again for this many periods");
+            "a prefetched block is not prefetched again for this many periods (cached blocks are kept current by write-through)");
     static final Option<Long> REWARM_SECONDS = Option.longOption(
             "rewarm.seconds",
             10,
@@ -73,10 +73,10 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
 
     @Override
     public String description() {
-        return "Calcspar fluctuation-aware cache (§4.3): a Caffeine key-value cache in front of point reads, kept"
-                + " coherent by invalidate-before-acknowledge; proactive prefetch of the hottest 256 KiB key-space"
-                + " blocks and L0/L1 re-warm with spare paid IOPS (PREFETCH class), passive (misses only) when the"
-                + " top queue uses more than 95 % of the tokens.";
+        return "Calcspar fluctuation-aware cache (§4.3): packed key ranges in front of point reads, written through"
+                + " before a write is acknowledged; proactive prefetch of the hottest 256 KiB key-space blocks and"
+                + " L0/L1 re-warm with spare paid IOPS (PREFETCH class), evicting the coldest per byte; passive"
+                + " (misses only, LRU) when the top queue uses more than 95 % of the tokens.";
     }
 
     @Override

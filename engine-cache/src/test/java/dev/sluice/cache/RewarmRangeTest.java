@@ -39,6 +39,11 @@ class RewarmRangeTest {
             }
 
             @Override
+            public byte[] get(byte[] key) {
+                return null;
+            }
+
+            @Override
             public long scan(
                     byte[] from, byte[] to, int maxEntries, long readaheadBytes, BiConsumer<byte[], byte[]> visitor) {
                 scans.add(new Scan(from, to, readaheadBytes));

@@ -8,8 +8,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 
 /**
- * The engine reader a {@link ReadCache} prefetches with: a RocksDB iterator over one key range, bypassing admission
- * and the cache, holding the partition's lifecycle read lock while it runs (so a close or {@code resume()} waits for
+ * The engine reader a {@link ReadCache} prefetches with (a RocksDB iterator over one key range) and re-reads written
+ * keys with (a point read), bypassing admission and the cache, holding the partition's lifecycle read lock while it runs (so a close or {@code resume()} waits for
  * it, and a scan after close throws {@link IllegalStateException}). The I/O class of its reads is decided by the
  * calling thread (the priority Env classifies reads from {@code sluice-prefetch*} threads as PREFETCH).
  */
@@ -23,6 +23,19 @@ final class CacheSource implements ReadCache.Source {
     @Override
     public String partition() {
         return partition.name();
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        partition.enter();
+        try {
+            return partition.db().get(key);
+        } catch (RocksDBException e) {
+            throw new SluiceException(
+                    "partition '" + partition.name() + "': cache re-read failed: " + RocksPartition.describe(e), e);
+        } finally {
+            partition.exit();
+        }
     }
 
     @Override

@@ -51,9 +51,17 @@ public interface ReadCache extends AutoCloseable {
     @Override
     void close();
 
-    /** Reads the engine directly, bypassing admission and the cache (for prefetch). */
+    /** Reads the engine directly, bypassing admission and the cache (for prefetch and write-through). */
     interface Source {
         String partition();
+
+        /**
+         * The engine's current value of {@code key} (null = absent), read on the calling thread. A cache that keeps
+         * written keys of a cached range up to date calls it from {@link #invalidate}, where the key was just written
+         * and is almost always in the memtable. Throws {@link IllegalStateException} when the partition is closed and
+         * a {@code SluiceException} when it cannot read.
+         */
+        byte[] get(byte[] key);
 
         /**
          * Visits the entries of {@code [fromInclusive, toExclusive)} (null = unbounded) in key order, at most {@code
