@@ -59,11 +59,15 @@ final class CachedRange {
 
     /** The one-key range {@code [key, key + 0x00)} holding {@code value} (null = absent). */
     static CachedRange single(byte[] key, byte[] value) {
-        Builder b = new Builder();
-        if (value != null) {
-            b.add(key, value);
+        byte[] start = key.clone();
+        if (value == null) {
+            return new CachedRange(start, successor(key), new byte[0], new int[] {0}, new Overlay(), false, 0);
         }
-        return b.build(key.clone(), successor(key), new Overlay(), false, 0);
+        byte[] data = new byte[key.length + value.length]; // sized exactly: one is made per admitted miss
+        System.arraycopy(key, 0, data, 0, key.length);
+        System.arraycopy(value, 0, data, key.length, value.length);
+        return new CachedRange(
+                start, successor(key), data, new int[] {0, key.length, data.length}, new Overlay(), false, 0);
     }
 
     /** The smallest key greater than {@code key}. */

@@ -99,6 +99,22 @@ class CachedRangeTest {
     }
 
     @Test
+    void aOneKeyRangeCoversOnlyItsKey() {
+        CachedRange r = CachedRange.single(key(5), value(5, 1));
+        assertThat(r.entries()).isEqualTo(1);
+        assertThat(r.get(key(5))).isEqualTo(value(5, 1));
+        assertThat(r.covers(key(5))).isTrue();
+        assertThat(r.covers(key(6))).isFalse();
+        assertThat(r.covers(key(4))).isFalse();
+        CachedRange absent = CachedRange.single(key(5), null);
+        assertThat(absent.entries()).isZero();
+        assertThat(absent.covers(key(5))).isTrue();
+        assertThat(absent.get(key(5))).as("known to be absent").isNull();
+        absent.overlay.put(key(5), value(5, 2));
+        assertThat(absent.get(key(5))).isEqualTo(value(5, 2));
+    }
+
+    @Test
     void keysMustArriveInOrder() {
         CachedRange.Builder b = new CachedRange.Builder();
         b.add(key(2), value(2, 1));
