@@ -1,11 +1,14 @@
 package dev.sluice.bench;
 
 import dev.sluice.bench.report.Charts;
+import dev.sluice.bench.report.Summary;
 import dev.sluice.bench.runner.BenchRun;
 import dev.sluice.bench.runner.Results;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -20,7 +23,8 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "charts",
         mixinStandardHelpOptions = true,
-        description = "Redraw the PNG charts of a finished run from its results.json.",
+        description =
+                "Redraw the PNG charts of a finished run from its results.json (and, with --summary, its summary.md).",
         footer = {"", "Exit codes: 0 done; 1 drawing failed; 2 bad arguments or not a results.json."})
 public final class ChartsCommand implements Callable<Integer> {
     @Spec
@@ -34,6 +38,11 @@ public final class ChartsCommand implements Callable<Integer> {
 
     @Option(names = "--out", description = "Where to write the PNGs (default: the directory of results.json).")
     Path out;
+
+    @Option(
+            names = "--summary",
+            description = "Also write summary.md again from results.json (e.g. after a summary row was added).")
+    boolean summary;
 
     @Override
     public Integer call() throws Exception {
@@ -62,7 +71,11 @@ public final class ChartsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | IOException e) {
             throw bad(e instanceof IOException ? "--out " + dir + ": cannot create it: " + e : e.getMessage());
         }
-        List<String> written = Charts.write(dir, run.stacks());
+        List<String> written = new ArrayList<>(Charts.write(dir, run.stacks()));
+        if (summary) {
+            Files.writeString(dir.resolve("summary.md"), Summary.markdown(run), StandardCharsets.UTF_8);
+            written.add("summary.md");
+        }
         SluiceCli cli = SluiceCli.of(parent);
         written.forEach(name -> cli.out.println(dir.resolve(name)));
         return 0;

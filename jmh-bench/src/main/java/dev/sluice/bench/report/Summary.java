@@ -176,6 +176,38 @@ public final class Summary {
                 s -> s.metrics().readAmplification(),
                 "%.2f",
                 1));
+        if (stacks.stream()
+                .anyMatch(s -> s.windows() != null
+                        && s.windows().stream().anyMatch(w -> w.measured() && w.pendingCompactionBytes() != null))) {
+            rows.add(new Row(
+                    "pendingCompaction.midRun",
+                    "Pending compaction, RocksDB's estimate: 2nd half's first tenth (GiB, mean)",
+                    s -> windowMean(s, 0.5, 0.6, Summary::pendingBytes),
+                    "%,.2f",
+                    1.0 / (1 << 30)));
+            rows.add(new Row(
+                    "pendingCompaction.end",
+                    "Pending compaction, RocksDB's estimate: last tenth (GiB, mean)",
+                    s -> windowMean(s, 0.9, 1.0, Summary::pendingBytes),
+                    "%,.2f",
+                    1.0 / (1 << 30)));
+        }
+        if (stacks.stream()
+                .anyMatch(s -> s.windows() != null
+                        && s.windows().stream().anyMatch(w -> w.measured() && levelExcess(w) != null))) {
+            rows.add(new Row(
+                    "levelExcess.midRun",
+                    "Levels over target (L1..L(n-1) bytes above target): 2nd half's first tenth (GiB, mean)",
+                    s -> windowMean(s, 0.5, 0.6, Summary::levelExcess),
+                    "%,.2f",
+                    1.0 / (1 << 30)));
+            rows.add(new Row(
+                    "levelExcess.end",
+                    "Levels over target (L1..L(n-1) bytes above target): last tenth (GiB, mean)",
+                    s -> windowMean(s, 0.9, 1.0, Summary::levelExcess),
+                    "%,.2f",
+                    1.0 / (1 << 30)));
+        }
         if (stacks.stream().anyMatch(s -> s.metrics().inputBytes() != null)) {
             rows.add(new Row(
                     "inputBytes",
@@ -236,6 +268,63 @@ public final class Summary {
                     1));
         }
         return rows;
+    }
+
+    private static Double pendingBytes(Results.Window w) {
+        return w.pendingCompactionBytes() == null
+                ? null
+                : w.pendingCompactionBytes().doubleValue();
+    }
+
+    /**
+     * Bytes above target in the levels between L0 and the last non-empty level: the deep-compaction debt. RocksDB's
+     * pending-compaction estimate also counts L0 and multiplies each level's excess by the fanout below it, so on a
+     * profile that keeps L0 files on purpose (cruise-sp-lsm's transit L0) it grows with the data size even when every
+     * level below L0 is within its target. Null without level sizes and targets.
+     */
+    static Double levelExcess(Results.Window w) {
+        List<Long> bytes = w.levelBytes(), targets = w.levelTargetBytes();
+        if (bytes == null || targets == null || bytes.size() != targets.size()) {
+            return null;
+        }
+        int last = -1;
+        for (int i = bytes.size() - 1; i >= 1; i--) {
+            if (bytes.get(i) != null && bytes.get(i) > 0) {
+                last = i;
+                break;
+            }
+        }
+        double excess = 0;
+        for (int i = 1; i < last; i++) {
+            Long b = bytes.get(i), t = targets.get(i);
+            if (b != null && t != null && t > 0 && b > t) {
+                excess += b - t;
+            }
+        }
+        return excess;
+    }
+
+    /**
+     * The mean of {@code f} over the measured windows from fraction {@code from} to {@code to} of them (in order), the
+     * windows where it is known; null when none is.
+     */
+    static Double windowMean(Results.Stack s, double from, double to, Function<Results.Window, Double> f) {
+        if (s.windows() == null) {
+            return null;
+        }
+        List<Results.Window> measured =
+                s.windows().stream().filter(Results.Window::measured).toList();
+        int a = (int) Math.floor(measured.size() * from), b = (int) Math.ceil(measured.size() * to);
+        double sum = 0;
+        int n = 0;
+        for (Results.Window w : measured.subList(Math.min(a, measured.size()), Math.min(b, measured.size()))) {
+            Double v = f.apply(w);
+            if (v != null) {
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? null : sum / n;
     }
 
     private static Double chains(Results.Stack s, Function<Results.Chains, Double> f) {

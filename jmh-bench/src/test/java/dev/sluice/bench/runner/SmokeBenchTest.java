@@ -236,6 +236,13 @@ class SmokeBenchTest {
                     .as("stderr: %s", e)
                     .isZero();
             assertThat(redrawn.resolve("throughput.png")).isRegularFile();
+            assertThat(redrawn.resolve("summary.md")).doesNotExist();
+            assertThat(SluiceCli.execute(
+                            po, pe, "charts", results.toString(), "--out", redrawn.toString(), "--summary"))
+                    .as("stderr: %s", e)
+                    .isZero();
+            assertThat(Files.readString(redrawn.resolve("summary.md")))
+                    .isEqualTo(Files.readString(out.resolve("summary.md")));
             Path underAFile = results.resolve("x");
             assertThat(SluiceCli.execute(po, pe, "charts", results.toString(), "--out", underAFile.toString()))
                     .isEqualTo(2);
