@@ -85,6 +85,15 @@ import java.util.Map;
  *   <li>Climbing back after a conservative episode: below the high watermark, while the gate holds requests back and the
  *       watermark falls (or is at or below the target), the rate rises by {@link #RECOVERY_STEP} per tick towards
  *       min(T_c, the rate at entry) rather than by Eq. 2's few per cent per period (see {@code climbs}).
+ *   <li>Raising while the buffer drains: below the target, when the watermark has fallen by more than {@link
+ *       #DRAIN_FALL} at each of the last {@code drain.ticks} (default {@value #DRAIN_TICKS}; 0 = never) ticks and the
+ *       gate holds requests back, the rate is raised
+ *       at every tick by Eq. 2's proportional term (×(1 − K1·e), e &lt; 0) instead of once per period, up to the rate
+ *       before Eq. 2's last sequence of cuts began (a rate the tree took at a higher watermark). Measured on
+ *       cruise-a-variant at 1,800 s (docs/benchmarks.md, 2026-11-26): after a deep compaction had blocked the
+ *       memory→L1 merges and Eq. 2 had cut the rate to ~3,600 requests/s, the next merge drained the buffer from 77 %
+ *       to 16 % over ~50 s while every client waited at the gate, and the rate rose only once per period; those
+ *       seconds were the run's 25 slowest and set its P99 tail.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -115,7 +124,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             AdmissionScope scope,
             double changeThreshold,
             WatermarkSource watermarkSource,
-            long periodNanos) {}
+            long periodNanos,
+            int drainTicks) {}
 
     public enum Mode {
         WARMUP,
@@ -147,6 +157,12 @@ public final class AdaptiveAdmission implements ControlLoop {
         double lastTc = Double.NaN;
         /** Left conservative mode with the rate below its ceiling (see {@link #RECOVERY_STEP}). */
         boolean recovering;
+        /** Consecutive ticks, up to this one, at which the watermark fell by more than {@link #DRAIN_FALL}. */
+        int drainingTicks;
+        /** The rate before the last sequence of Eq. 2 cuts began (NaN before the first cut). */
+        double cutFrom = Double.NaN;
+        /** Eq. 2's last adjustment was a cut. */
+        boolean cutting;
 
         public Mode mode() {
             return mode;
@@ -178,6 +194,17 @@ public final class AdaptiveAdmission implements ControlLoop {
      * and the watermark, below high, falls or is at or below the target, up to min(T_c, the rate at entry).
      */
     static final double RECOVERY_STEP = 1.5;
+
+    /** A tick counts as draining when the watermark fell by more than this since the previous tick. */
+    static final double DRAIN_FALL = 0.005;
+
+    /**
+     * The default of {@code drain.ticks}: below the target, after this many consecutive draining ticks with the gate
+     * binding, Eq. 2's proportional raise applies at every tick (see the class comment). One or two ticks can be a flush
+     * or a merge's end, which empty the buffer in a step and would make a raise overshoot; a merge that drains it
+     * steadily falls tick after tick.
+     */
+    public static final int DRAIN_TICKS = 3;
 
     private final String name;
     private final Settings s;
@@ -249,6 +276,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             return null; // first snapshot: no rates yet
         }
         double y = s.watermarkSource().of(ls);
+        boolean fell = !Double.isNaN(st.previousWatermark) && y < st.previousWatermark - DRAIN_FALL;
+        st.drainingTicks = fell ? st.drainingTicks + 1 : 0;
         try {
             return step(ls, st, y);
         } finally {
@@ -355,6 +384,23 @@ public final class AdaptiveAdmission implements ControlLoop {
                     return emit(ls, st, before, reason);
                 }
             }
+            if (binding
+                    && s.drainTicks() > 0
+                    && st.drainingTicks >= s.drainTicks()
+                    && y < s.targetWatermark()
+                    && !Double.isNaN(st.cutFrom)
+                    && st.rate < st.cutFrom) {
+                double e = y - s.targetWatermark();
+                double was = st.rate;
+                st.rate = Math.min(st.cutFrom, st.rate * (1 - s.k1() * e));
+                reason = String.format(
+                        "watermark %.0f%% below the target and falling for %d ticks (%+.1f points) with the gate"
+                                + " binding: x%.3f (Eq. 2's proportional step at every tick while the buffer drains,"
+                                + " up to %.0f/s, the rate before Eq. 2's last cuts)",
+                        100 * y, st.drainingTicks, 100 * (y - st.previousWatermark), st.rate / was, st.cutFrom);
+                st.mode = Mode.FEEDBACK;
+                return emit(ls, st, before, reason);
+            }
             if (st.periodNanos < s.periodNanos()) {
                 return null; // Eq. 2 adjusts once per period
             }
@@ -367,6 +413,10 @@ public final class AdaptiveAdmission implements ControlLoop {
             factor = Math.max(0.1, Math.min(2.0, factor));
             // Anti-windup: a cut starts from what is actually admitted, not from a limit the load never reached.
             double base = factor < 1 ? Math.min(st.rate, Math.max(demand, st.demandEwma)) : st.rate;
+            if (factor < 1 && !st.cutting) {
+                st.cutFrom = base; // the first cut of a sequence: the ceiling of a raise while the buffer drains
+            }
+            st.cutting = factor < 1;
             st.rate = Math.max(1, base) * factor;
             st.previousError = e;
             st.mode = Mode.FEEDBACK;

@@ -99,6 +99,16 @@ public final class AdmissionProviders {
             "how often Eq. 2 adjusts the rate (the paper: every 0.4 M operations, ~10 s at its ~40 k ops/s); the high"
                     + " watermark is checked at every tick");
 
+    static final Option<Long> DRAIN_TICKS = Option.longOption(
+            "drain.ticks",
+            AdaptiveAdmission.DRAIN_TICKS,
+            0,
+            3600,
+            "ticks",
+            "below the target, after this many ticks in a row at which the watermark fell while the gate held requests"
+                    + " back, Eq. 2's raise applies at every tick (up to the rate before its last cuts) instead of once"
+                    + " per period; 0 = never (Eq. 2 alone, as the paper)");
+
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -140,7 +150,8 @@ public final class AdmissionProviders {
                     DEVICE_READ_MBPS,
                     DEVICE_WRITE_MBPS,
                     CHANGE_THRESHOLD,
-                    PERIOD_SECONDS);
+                    PERIOD_SECONDS,
+                    DRAIN_TICKS);
         }
 
         @Override
@@ -166,7 +177,8 @@ public final class AdmissionProviders {
                     scope,
                     ctx.get(CHANGE_THRESHOLD),
                     WatermarkSource.parse(ctx.get(WATERMARK_SOURCE)),
-                    (long) (ctx.get(PERIOD_SECONDS) * 1e9));
+                    (long) (ctx.get(PERIOD_SECONDS) * 1e9),
+                    (int) (long) ctx.get(DRAIN_TICKS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

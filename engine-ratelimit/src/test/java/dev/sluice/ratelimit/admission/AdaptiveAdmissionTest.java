@@ -55,7 +55,8 @@ class AdaptiveAdmissionTest {
                 AdmissionScope.ALL,
                 0.01,
                 WatermarkSource.MEMTABLE,
-                SEC);
+                SEC,
+                AdaptiveAdmission.DRAIN_TICKS);
     }
 
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
@@ -405,6 +406,135 @@ class AdaptiveAdmissionTest {
         assertThat(c.decide(tick(0.4, 8000, 8000, 5), now)).isEmpty();
     }
 
+    /** t_0 = 4,000 with a 10-s period, then one Eq. 2 cut (watermark 70 %, e = 0.2, flat: x0.9) to 3,600. */
+    AdaptiveAdmission cutOnceFrom4000(int drainTicks) {
+        AdaptiveAdmission c = new AdaptiveAdmission(
+                "admission", withDrainTicks(withPeriod(settings(4_000, 0, 0), 10 * SEC), drainTicks));
+        assertThat(rateOf(c.decide(tick(0.7, 2000, 2000, 5), now))).isEqualTo(4_000);
+        ticks(c, 2000, 2000, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7);
+        assertThat(c.state("p").rate()).isCloseTo(3_600, within(0.01));
+        return c;
+    }
+
+    @Test
+    void belowTheTargetABufferDrainingTickAfterTickWithTheGateBindingRaisesTheRateAtEveryTickUpToTheRateBeforeTheCut() {
+        AdaptiveAdmission c = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        queuedNext = 16; // every client waits at the gate
+        assertThat(c.decide(tick(0.45, 2000, 2000, 5), now))
+                .as("one draining tick")
+                .isEmpty();
+        assertThat(c.decide(tick(0.42, 2000, 2000, 5), now)).as("two").isEmpty();
+        List<Action> a = c.decide(tick(0.39, 2000, 2000, 5), now);
+        assertThat(rateOf(a)).as("three: x(1 - 0.5 * (0.39 - 0.5))").isCloseTo(3_600 * 1.055, within(0.01));
+        assertThat(a.get(0).reason()).contains("falling for 3 ticks").contains("up to 4000/s");
+        assertThat(rateOf(c.decide(tick(0.33, 2000, 2000, 5), now)))
+                .as("x1.085 would pass the rate before the cut")
+                .isCloseTo(4_000, within(0.01));
+        assertThat(c.decide(tick(0.3, 2000, 2000, 5), now))
+                .as("at the ceiling: nothing more")
+                .isEmpty();
+        assertThat(c.state("p").rate()).isCloseTo(4_000, within(0.01));
+
+        // A flat tick ends the run of draining ticks.
+        AdaptiveAdmission flat = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        for (double y : new double[] {0.45, 0.42, 0.42, 0.39, 0.36}) {
+            assertThat(flat.decide(tick(y, 2000, 2000, 5), now)).as("at %s", y).isEmpty();
+        }
+        assertThat(rateOf(flat.decide(tick(0.33, 2000, 2000, 5), now))).isCloseTo(3_600 * 1.085, within(0.01));
+    }
+
+    /**
+     * Replays seconds 440-600 of the recorded 1,800-s cruise-a-variant run (docs/benchmarks.md): the watermark, the
+     * requests served and the gate's queue of every second, into a controller that starts at the rate applied at s 440.
+     * Open loop: the replayed rates do not change the recording, so this shows what the controller would have set, not
+     * what the store would then have done. Returns the rate after each second.
+     */
+    Map<Integer, Double> replayEpisode(int drainTicks) throws Exception {
+        List<String> lines;
+        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream("/admission/cruise-1800-episode.csv")) {
+            lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    .lines()
+                    .toList();
+        }
+        AdaptiveAdmission c = null;
+        Map<Integer, Double> rates = new java.util.TreeMap<>();
+        for (String line : lines) {
+            if (line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split(",");
+            int second = Integer.parseInt(f[0]);
+            if (c == null) {
+                c = new AdaptiveAdmission(
+                        "admission",
+                        withDrainTicks(withPeriod(settings(Double.parseDouble(f[5]), 0, 0), 10 * SEC), drainTicks));
+            }
+            queuedNext = Integer.parseInt(f[4]);
+            c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 5), now);
+            rates.put(second, c.state("p").rate());
+        }
+        return rates;
+    }
+
+    @Test
+    void replayingTheRecordedDrainOfThe1800SecondRunTheRuleRaisesTheRateWhereEquation2AloneCrawls() throws Exception {
+        Map<Integer, Double> eq2 = replayEpisode(0);
+        Map<Integer, Double> drain = replayEpisode(AdaptiveAdmission.DRAIN_TICKS);
+        // Eq. 2 alone reproduces the recording's shape: cut while the watermark rose to 77 %, then a crawl while it
+        // fell.
+        assertThat(eq2.get(540)).as("cut below the rate at s 440").isLessThan(5_000);
+        assertThat(eq2.get(575)).as("still low with the buffer at 26 %").isLessThan(1.3 * eq2.get(540));
+        assertThat(drain.get(540)).as("the same until the drain").isEqualTo(eq2.get(540));
+        // With the rule, the rate climbs while the buffer drains below the target, back to the rate before the cuts.
+        // Recorded: the watermark, falling since s 540, passes the target near s 557; the rule acts from there on.
+        assertThat(drain.get(556)).isEqualTo(eq2.get(556));
+        assertThat(drain.get(560)).as("climbing").isGreaterThan(drain.get(557));
+        assertThat(drain.get(575)).as("s 575").isGreaterThan(1.5 * eq2.get(575));
+        // The climb stops at the rate before Eq. 2's cuts began (the highest rate up to s 530); past it only Eq. 2
+        // raises the rate, at its period, as it does without the rule.
+        double beforeCuts = eq2.entrySet().stream()
+                .filter(e -> e.getKey() <= 530)
+                .mapToDouble(Map.Entry::getValue)
+                .max()
+                .orElseThrow();
+        for (int second = 557; second <= 573; second++) {
+            assertThat(drain.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
+        }
+        assertThat(drain.get(573)).isCloseTo(beforeCuts, within(1e-6));
+    }
+
+    @Test
+    void noRaiseWhileDrainingAboveTheTargetWithTheGateIdleBeforeAnyCutOrWithDrainTicksZero() {
+        queuedNext = 16;
+        AdaptiveAdmission above = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        for (double y : new double[] {0.68, 0.65, 0.62, 0.59, 0.56, 0.53}) {
+            assertThat(above.decide(tick(y, 2000, 2000, 5), now))
+                    .as("above the target at %s", y)
+                    .isEmpty();
+        }
+        AdaptiveAdmission off = cutOnceFrom4000(0);
+        for (double y : new double[] {0.45, 0.42, 0.39, 0.36, 0.33}) {
+            assertThat(off.decide(tick(y, 2000, 2000, 5), now))
+                    .as("drain.ticks = 0 at %s", y)
+                    .isEmpty();
+        }
+        queuedNext = 0;
+        AdaptiveAdmission idle = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        for (double y : new double[] {0.45, 0.42, 0.39, 0.36, 0.33}) {
+            assertThat(idle.decide(tick(y, 2000, 2000, 5), now))
+                    .as("gate idle at %s", y)
+                    .isEmpty();
+        }
+        queuedNext = 16;
+        AdaptiveAdmission uncut = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
+        uncut.decide(tick(0.5, 2000, 2000, 5), now);
+        for (double y : new double[] {0.45, 0.42, 0.39, 0.36, 0.33}) {
+            assertThat(uncut.decide(tick(y, 2000, 2000, 5), now))
+                    .as("no cut yet at %s", y)
+                    .isEmpty();
+        }
+    }
+
     @Test
     void rightAfterACutTheGateDoesNotOpenAtOnceEvenWithTheBufferLow() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", withPeriod(settings(4_000, 0, 0), 10 * SEC));
@@ -460,7 +590,8 @@ class AdaptiveAdmissionTest {
                 AdmissionScope.WRITES,
                 0.01,
                 WatermarkSource.MEMTABLE,
-                SEC);
+                SEC,
+                AdaptiveAdmission.DRAIN_TICKS);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
         assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
@@ -481,7 +612,27 @@ class AdaptiveAdmissionTest {
                 s.scope(),
                 s.changeThreshold(),
                 source,
-                s.periodNanos());
+                s.periodNanos(),
+                s.drainTicks());
+    }
+
+    static AdaptiveAdmission.Settings withDrainTicks(AdaptiveAdmission.Settings s, int drainTicks) {
+        return new AdaptiveAdmission.Settings(
+                s.k1(),
+                s.k2(),
+                s.targetWatermark(),
+                s.highWatermark(),
+                s.initialRate(),
+                s.warmupNanos(),
+                s.minRate(),
+                s.maxRateFactor(),
+                s.deviceReadBytesPerSecond(),
+                s.deviceWriteBytesPerSecond(),
+                s.scope(),
+                s.changeThreshold(),
+                s.watermarkSource(),
+                s.periodNanos(),
+                drainTicks);
     }
 
     static AdaptiveAdmission.Settings withPeriod(AdaptiveAdmission.Settings s, long periodNanos) {
@@ -499,7 +650,8 @@ class AdaptiveAdmissionTest {
                 s.scope(),
                 s.changeThreshold(),
                 s.watermarkSource(),
-                periodNanos);
+                periodNanos,
+                s.drainTicks());
     }
 
     @Test
