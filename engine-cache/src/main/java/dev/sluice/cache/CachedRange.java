@@ -46,7 +46,14 @@ final class CachedRange {
     private volatile double score;
 
     private CachedRange(
-            byte[] start, byte[] end, byte[] data, int[] offsets, Overlay overlay, boolean block, double score) {
+            byte[] start,
+            byte[] end,
+            byte[] data,
+            int[] offsets,
+            Overlay overlay,
+            boolean block,
+            double score,
+            long nowNanos) {
         this.start = start;
         this.end = end;
         this.data = data;
@@ -54,20 +61,24 @@ final class CachedRange {
         this.overlay = overlay;
         this.block = block;
         this.score = score;
-        this.lastAccessNanos = System.nanoTime();
+        this.lastAccessNanos = nowNanos;
     }
 
-    /** The one-key range {@code [key, key + 0x00)} holding {@code value} (null = absent). */
-    static CachedRange single(byte[] key, byte[] value) {
+    /**
+     * The one-key range {@code [key, key + 0x00)} holding {@code value} (null = absent), last accessed at {@code
+     * nowNanos} (the cache's clock).
+     */
+    static CachedRange single(byte[] key, byte[] value, long nowNanos) {
         byte[] start = key.clone();
         if (value == null) {
-            return new CachedRange(start, successor(key), new byte[0], new int[] {0}, new Overlay(), false, 0);
+            return new CachedRange(
+                    start, successor(key), new byte[0], new int[] {0}, new Overlay(), false, 0, nowNanos);
         }
         byte[] data = new byte[key.length + value.length]; // sized exactly: one is made per admitted miss
         System.arraycopy(key, 0, data, 0, key.length);
         System.arraycopy(value, 0, data, key.length, value.length);
         return new CachedRange(
-                start, successor(key), data, new int[] {0, key.length, data.length}, new Overlay(), false, 0);
+                start, successor(key), data, new int[] {0, key.length, data.length}, new Overlay(), false, 0, nowNanos);
     }
 
     /** The smallest key greater than {@code key}. */
@@ -166,9 +177,8 @@ final class CachedRange {
             }
         }
         folded.addAll(writes);
-        CachedRange r = b.build(start, end, overlay, block, score);
+        CachedRange r = b.build(start, end, overlay, block, score, lastAccessNanos);
         r.hits = hits;
-        r.lastAccessNanos = lastAccessNanos;
         return r;
     }
 
@@ -245,9 +255,17 @@ final class CachedRange {
             return size;
         }
 
-        CachedRange build(byte[] start, byte[] end, Overlay overlay, boolean block, double score) {
+        /** The range of the entries added, last accessed at {@code nowNanos} (the cache's clock). */
+        CachedRange build(byte[] start, byte[] end, Overlay overlay, boolean block, double score, long nowNanos) {
             return new CachedRange(
-                    start, end, Arrays.copyOf(data, size), Arrays.copyOf(offsets, n + 1), overlay, block, score);
+                    start,
+                    end,
+                    Arrays.copyOf(data, size),
+                    Arrays.copyOf(offsets, n + 1),
+                    overlay,
+                    block,
+                    score,
+                    nowNanos);
         }
     }
 

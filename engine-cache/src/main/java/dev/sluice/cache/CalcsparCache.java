@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +90,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
     }
 
     private final Settings settings;
+    private final LongSupplier nanoClock;
     private final AtomicLong writeSeq = new AtomicLong();
     private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
     private final Object[] stripeLocks = new Object[STRIPES];
@@ -118,7 +120,16 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
     private volatile boolean closed;
 
     public CalcsparCache(Settings settings) {
+        this(settings, System::nanoTime);
+    }
+
+    /**
+     * A cache whose recency (LRU order, and ties of the hits-per-byte order) follows {@code nanoClock}, a monotonic
+     * nanosecond clock; tests pass a manual one.
+     */
+    public CalcsparCache(Settings settings, LongSupplier nanoClock) {
         this.settings = settings;
+        this.nanoClock = nanoClock;
         for (int i = 0; i < STRIPES; i++) {
             stripeLocks[i] = new Object();
         }
@@ -473,7 +484,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
             prefetchBytes.add(bytes);
             prefetchedBlocks.increment();
             byte[] end = b.entries() >= MAX_ENTRIES_PER_SCAN ? CachedRange.successor(b.lastKey()) : to;
-            install(v, b.build(from.clone(), end, f.overlay, true, score), stamp, true);
+            install(v, b.build(from.clone(), end, f.overlay, true, score, nanoClock.getAsLong()), stamp, true);
             return units;
         } finally {
             v.filling.remove(f); // after the install: a write from now on finds the installed range
@@ -687,7 +698,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
                 if (ranges.get(r.start) != r) {
                     continue; // merged, evicted or replaced while we read it: its overlay may have moved on
                 }
-                r.touch(System.nanoTime());
+                r.touch(nanoClock.getAsLong());
                 hits[m.ordinal()].increment();
                 return new Cached(value);
             }
@@ -711,7 +722,7 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
                     staleRefused.increment(); // a write to the key (or one sharing its stripe) came after the read
                     return;
                 }
-                if (!install(this, CachedRange.single(key, value), stamp, false)) {
+                if (!install(this, CachedRange.single(key, value, nanoClock.getAsLong()), stamp, false)) {
                     return;
                 }
             }

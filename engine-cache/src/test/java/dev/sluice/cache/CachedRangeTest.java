@@ -26,7 +26,7 @@ class CachedRangeTest {
         for (int i = 0; i < 2 * n; i += 2) {
             b.add(key(i), value(i, 1));
         }
-        return b.build(key(0), key(2 * n), new CachedRange.Overlay(), true, 0);
+        return b.build(key(0), key(2 * n), new CachedRange.Overlay(), true, 0, 0);
     }
 
     @Test
@@ -93,20 +93,36 @@ class CachedRangeTest {
         for (int i = 0; i < n; i++) {
             b.add(key(i), new byte[256]);
         }
-        CachedRange r = b.build(key(0), key(n), new CachedRange.Overlay(), true, 0);
+        CachedRange r = b.build(key(0), key(n), new CachedRange.Overlay(), true, 0, 0);
         double perDataByte = (double) r.bytes() / b.bytes();
         assertThat(perDataByte).isLessThan(1.04);
     }
 
     @Test
+    void recencyComesFromTheCachesClockAndSurvivesFoldingTheOverlay() {
+        CachedRange r = CachedRange.single(key(5), value(5, 1), 7_000_000);
+        assertThat(r.lastAccessNanos()).isEqualTo(7_000_000);
+        r.touch(7_500_000);
+        assertThat(r.lastAccessNanos())
+                .as("within 1 ms of the last update: not rewritten")
+                .isEqualTo(7_000_000);
+        r.touch(9_000_000);
+        assertThat(r.lastAccessNanos()).isEqualTo(9_000_000);
+        r.overlay.put(key(5), value(5, 2));
+        CachedRange m = r.merged(new ArrayList<>());
+        assertThat(m.lastAccessNanos()).as("a fold is not an access").isEqualTo(9_000_000);
+        assertThat(m.get(key(5))).isEqualTo(value(5, 2));
+    }
+
+    @Test
     void aOneKeyRangeCoversOnlyItsKey() {
-        CachedRange r = CachedRange.single(key(5), value(5, 1));
+        CachedRange r = CachedRange.single(key(5), value(5, 1), 0);
         assertThat(r.entries()).isEqualTo(1);
         assertThat(r.get(key(5))).isEqualTo(value(5, 1));
         assertThat(r.covers(key(5))).isTrue();
         assertThat(r.covers(key(6))).isFalse();
         assertThat(r.covers(key(4))).isFalse();
-        CachedRange absent = CachedRange.single(key(5), null);
+        CachedRange absent = CachedRange.single(key(5), null, 0);
         assertThat(absent.entries()).isZero();
         assertThat(absent.covers(key(5))).isTrue();
         assertThat(absent.get(key(5))).as("known to be absent").isNull();
