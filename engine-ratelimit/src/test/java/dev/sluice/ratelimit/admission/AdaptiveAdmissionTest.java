@@ -598,6 +598,20 @@ class AdaptiveAdmissionTest {
     }
 
     static AdaptiveAdmission.Settings withSource(AdaptiveAdmission.Settings s, WatermarkSource source) {
+        return copy(s, source, s.periodNanos(), s.drainTicks());
+    }
+
+    static AdaptiveAdmission.Settings withDrainTicks(AdaptiveAdmission.Settings s, int drainTicks) {
+        return copy(s, s.watermarkSource(), s.periodNanos(), drainTicks);
+    }
+
+    static AdaptiveAdmission.Settings withPeriod(AdaptiveAdmission.Settings s, long periodNanos) {
+        return copy(s, s.watermarkSource(), periodNanos, s.drainTicks());
+    }
+
+    /** {@code s} with the watermark source, the Eq. 2 period and {@code drain.ticks} replaced. */
+    private static AdaptiveAdmission.Settings copy(
+            AdaptiveAdmission.Settings s, WatermarkSource source, long periodNanos, int drainTicks) {
         return new AdaptiveAdmission.Settings(
                 s.k1(),
                 s.k2(),
@@ -612,46 +626,8 @@ class AdaptiveAdmissionTest {
                 s.scope(),
                 s.changeThreshold(),
                 source,
-                s.periodNanos(),
-                s.drainTicks());
-    }
-
-    static AdaptiveAdmission.Settings withDrainTicks(AdaptiveAdmission.Settings s, int drainTicks) {
-        return new AdaptiveAdmission.Settings(
-                s.k1(),
-                s.k2(),
-                s.targetWatermark(),
-                s.highWatermark(),
-                s.initialRate(),
-                s.warmupNanos(),
-                s.minRate(),
-                s.maxRateFactor(),
-                s.deviceReadBytesPerSecond(),
-                s.deviceWriteBytesPerSecond(),
-                s.scope(),
-                s.changeThreshold(),
-                s.watermarkSource(),
-                s.periodNanos(),
-                drainTicks);
-    }
-
-    static AdaptiveAdmission.Settings withPeriod(AdaptiveAdmission.Settings s, long periodNanos) {
-        return new AdaptiveAdmission.Settings(
-                s.k1(),
-                s.k2(),
-                s.targetWatermark(),
-                s.highWatermark(),
-                s.initialRate(),
-                s.warmupNanos(),
-                s.minRate(),
-                s.maxRateFactor(),
-                s.deviceReadBytesPerSecond(),
-                s.deviceWriteBytesPerSecond(),
-                s.scope(),
-                s.changeThreshold(),
-                s.watermarkSource(),
                 periodNanos,
-                s.drainTicks());
+                drainTicks);
     }
 
     @Test
