@@ -1,0 +1,57 @@
+package dev.sluice.bench.profile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.Profiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+class SpLsmVariantProfileTest {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    @AfterEach
+    void clear() {
+        System.clearProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY);
+    }
+
+    @Test
+    void unsetPropertiesLeaveCruiseSpLsmAsItIs() {
+        try (Options plain = new Options();
+                Options variant = new Options()) {
+            Profiles.get("cruise-sp-lsm").apply(plain, new BlockBasedTableConfig());
+            Profiles.get(SpLsmVariantProfile.NAME).apply(variant, new BlockBasedTableConfig());
+            assertThat(variant.level0FileNumCompactionTrigger()).isEqualTo(plain.level0FileNumCompactionTrigger());
+            assertThat(variant.maxBytesForLevelBase()).isEqualTo(plain.maxBytesForLevelBase());
+            assertThat(variant.maxBytesForLevelMultiplier()).isEqualTo(plain.maxBytesForLevelMultiplier());
+            assertThat(variant.maxWriteBufferNumber()).isEqualTo(12);
+        }
+    }
+
+    @Test
+    void propertiesSetTheShapeAndBadValuesAreNamed() {
+        System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "4");
+        System.setProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY, "536_870_912");
+        System.setProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY, "5");
+        try (Options o = new Options()) {
+            new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig());
+            assertThat(o.level0FileNumCompactionTrigger()).isEqualTo(4);
+            assertThat(o.maxBytesForLevelBase()).isEqualTo(512L << 20);
+            assertThat(o.maxBytesForLevelMultiplier()).isEqualTo(5.0);
+            assertThat(o.level0SlowdownWritesTrigger()).isEqualTo(100);
+        }
+        System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "0");
+        try (Options o = new Options()) {
+            assertThatThrownBy(() -> new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig()))
+                    .hasMessageContaining(SpLsmVariantProfile.L0_TRIGGER_PROPERTY)
+                    .hasMessageContaining("out of range");
+        }
+    }
+}
