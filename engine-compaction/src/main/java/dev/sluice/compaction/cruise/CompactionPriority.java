@@ -2,11 +2,13 @@ package dev.sluice.compaction.cruise;
 
 import dev.sluice.core.control.Action;
 import dev.sluice.core.control.ControlLoop;
+import dev.sluice.core.sensor.IoClass;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
 import dev.sluice.core.sensor.SstFile;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,8 +24,8 @@ import java.util.Set;
  * {@code ratio} (default 5). If no batch of this controller is still pending there:
  *
  * <ul>
- *   <li>when some of L's files are free (in no running compaction), pick up to {@code max.files} of them (largest first,
- *       at most {@code max.bytes} in total) and emit {@code compactFiles(files → L+1)};
+ *   <li>when some of L's files are free (in no running compaction), pick a run of up to {@code max.files} adjacent free
+ *       files (at most {@code max.bytes} in total; see below) and emit {@code compactFiles(files → L+1)};
  *   <li>when every file of L is taken by a running compaction — on the SP-LSM profile that is the memory→L1 merge (L0 →
  *       base level), which with random keys overlaps the whole base level — switch RocksDB's automatic compactions off
  *       (the <b>hold</b>), so that when the running merge ends RocksDB does not start the next memory→L1 merge ahead of
@@ -48,6 +50,29 @@ import java.util.Set;
  * either (RocksDB has no per-level switch). Targets come from the snapshot (RocksDB's static targets, or an estimate of
  * its dynamic ones).
  *
+ * <p>A batch is a run of adjacent files in key order (largest run first, within {@code max.files} and {@code
+ * max.bytes}): RocksDB's {@code compactFiles} compacts every file between the smallest and the largest key it is
+ * given, and refuses the whole batch when one of those, or one of the next level's files over that span, is in
+ * another compaction (RocksDB's {@code CompactionPicker::SanitizeCompactionInputFilesForAllLevels}). Files picked
+ * apart (as this controller did until 2026-11-26: the largest files first) made it compact far more of the level than
+ * {@code max.files} said, or fail. Files without key bounds
+ * (a Cassandra table's sstables) are still picked largest first.
+ *
+ * <p><b>Budget by the buffer's headroom</b> ({@code budget.watermark > 0}; a Sluice addition, not in the paper). While
+ * a prioritized batch of the base level runs, no memory→L1 merge can (with random keys it needs every file of the base
+ * level), so the memory buffer only fills. Measured on the emulated disk (docs/benchmarks.md, experiment 6, ratio 1.5,
+ * s 330–378): a batch of the base level ran for ~40 s, the buffer (memtables + unmerged L0) went from 91 % to 99 %, and
+ * admission cut the rate to 268 ops/s. With the budget, a batch of the base level is a run whose estimated I/O, 2 × (its
+ * files + the next level's files over its key span), at the compaction I/O rate, ends before the buffer ({@link
+ * LsmSnapshot#unmergedWatermark}) reaches {@code budget.watermark} at the user write rate. When not even one file fits,
+ * no batch starts, a hold ends (or does not start): the next memory→L1 merge drains the buffer first. The compaction
+ * I/O rate is an exponentially smoothed mean (weight 0.3) over the ticks that had COMPACTION_* I/O; the write rate is
+ * the larger of the tick's and its smoothed mean. Until a compaction has been measured the budget bounds nothing.
+ * Batches of deeper levels are not budgeted: they do not block the memory path. With the priority Env the rate counts
+ * device I/O; without it, RocksDB's compaction byte counters, which include reads served by the page cache, so the
+ * rate (and the batch) may come out larger than the device allows. The buffer counts memtable bytes (with RocksDB's
+ * per-entry overhead) and L0 file bytes, the write rate user key + value bytes: the budget is an estimate, not a bound.
+ *
  * <p>A batch counts as pending until none of its files is in the level any more, or {@code timeout.seconds} passed.
  * Pure: time arrives as {@code nowNanos}; not thread-safe (the control plane calls it from one thread).
  */
@@ -57,6 +82,14 @@ public final class CompactionPriority implements ControlLoop {
     private final long maxBytes;
     private final long timeoutNanos;
     private final long holdNanos;
+    private final double budgetWatermark;
+    /** Weight of a tick in the smoothed rates of the budget. */
+    private static final double SMOOTHING = 0.3;
+    /** Per partition: the smoothed compaction I/O rate (bytes/s) over the ticks that had compaction I/O. */
+    private final Map<String, double[]> compactionRate = new HashMap<>();
+    /** Per partition: the smoothed user write rate (bytes/s), every tick. */
+    private final Map<String, double[]> writeRate = new HashMap<>();
+
     private final Map<String, Pending> pending = new HashMap<>();
     private final Map<String, Hold> holds = new HashMap<>();
     /** No new hold before this time: after a hold expired, or after someone else switched compactions back on. */
@@ -69,6 +102,16 @@ public final class CompactionPriority implements ControlLoop {
     private record Hold(long sinceNanos, boolean batchIssued) {}
 
     public CompactionPriority(double ratio, int maxFiles, long maxBytes, long timeoutNanos, long holdNanos) {
+        this(ratio, maxFiles, maxBytes, timeoutNanos, holdNanos, 0);
+    }
+
+    /** @param budgetWatermark {@code budget.watermark}: 0 = no budget, else in (0, 1] (see the class doc) */
+    public CompactionPriority(
+            double ratio, int maxFiles, long maxBytes, long timeoutNanos, long holdNanos, double budgetWatermark) {
+        if (!(budgetWatermark >= 0 && budgetWatermark <= 1)) {
+            throw new IllegalArgumentException("budget.watermark must be 0 (off) or in (0, 1]: " + budgetWatermark);
+        }
+        this.budgetWatermark = budgetWatermark;
         this.ratio = ratio;
         this.maxFiles = maxFiles;
         this.maxBytes = maxBytes;
@@ -97,6 +140,7 @@ public final class CompactionPriority implements ControlLoop {
 
     private void decide(LsmSnapshot s, long nowNanos, List<Action> out) {
         String p = s.partition();
+        observe(s);
         LevelInfo worst = worstLevel(s);
         Hold hold = holds.get(p);
         if (hold != null) {
@@ -119,6 +163,8 @@ public final class CompactionPriority implements ControlLoop {
                 release = String.format(
                         "L0 has %d files (half the slowdown trigger %d): automatic compactions resume",
                         s.l0Files(), s.l0SlowdownTrigger());
+            } else if (!anyFileFits(s, worst, allowedIoBytes(s, worst))) {
+                release = noRoom(s, worst);
             }
             if (release != null) {
                 holds.remove(p);
@@ -136,14 +182,14 @@ public final class CompactionPriority implements ControlLoop {
         if (worst == null) {
             return;
         }
-        List<SstFile> candidates = new ArrayList<>(
-                worst.files().stream().filter(f -> !f.beingCompacted()).toList());
-        if (candidates.isEmpty()) {
+        double allowed = allowedIoBytes(s, worst);
+        if (worst.files().stream().allMatch(SstFile::beingCompacted)) {
             if (hold == null
                     && holdNanos > 0
                     && !s.autoCompactionsDisabled()
                     && s.l0Files() < l0Bound(s)
-                    && nowNanos >= noHoldUntil.getOrDefault(p, Long.MIN_VALUE)) {
+                    && nowNanos >= noHoldUntil.getOrDefault(p, Long.MIN_VALUE)
+                    && anyFileFits(s, worst, allowed)) {
                 holds.put(p, new Hold(nowNanos, false));
                 out.add(new Action.SetAutoCompactions(
                         p,
@@ -156,16 +202,17 @@ public final class CompactionPriority implements ControlLoop {
             }
             return;
         }
-        candidates.sort(Comparator.comparingLong(SstFile::sizeBytes).reversed());
-        List<String> chosen = new ArrayList<>();
-        long bytes = 0;
-        for (SstFile f : candidates) {
-            if (chosen.size() >= maxFiles || (!chosen.isEmpty() && bytes + f.sizeBytes() > maxBytes)) {
-                break;
+        List<SstFile> run = chooseRun(s, worst, allowed);
+        if (run.isEmpty()) {
+            // not even one file's compaction ends before the buffer reaches budget.watermark: let the next
+            // memory->L1 merge drain it first
+            if (hold != null) {
+                holds.remove(p);
+                out.add(new Action.SetAutoCompactions(p, true, noRoom(s, worst)));
             }
-            chosen.add(f.name());
-            bytes += f.sizeBytes();
+            return;
         }
+        List<String> chosen = run.stream().map(SstFile::name).toList();
         pending.put(p, new Pending(worst.level(), new HashSet<>(chosen), nowNanos));
         if (hold != null) {
             holds.put(p, new Hold(hold.sinceNanos(), true));
@@ -175,9 +222,219 @@ public final class CompactionPriority implements ControlLoop {
                 chosen,
                 worst.level() + 1,
                 String.format(
-                        "L%d is %.1fx its target (%d > %d bytes): compact it before memory->L1 work (CruiseDB §VI-B)",
-                        worst.level(), worst.score(), worst.bytes(), worst.targetBytes())));
+                        "L%d is %.1fx its target (%d > %d bytes): compact %d of its files before memory->L1 work"
+                                + " (CruiseDB §VI-B)%s",
+                        worst.level(),
+                        worst.score(),
+                        worst.bytes(),
+                        worst.targetBytes(),
+                        chosen.size(),
+                        Double.isInfinite(allowed)
+                                ? ""
+                                : String.format(
+                                        "; about %.0f MiB of I/O, budget %.0f MiB before the buffer reaches %.0f %%",
+                                        batchIoBytes(s, worst.level(), run) / (double) (1 << 20),
+                                        allowed / (1 << 20),
+                                        budgetWatermark * 100))));
     }
+
+    private String noRoom(LsmSnapshot s, LevelInfo level) {
+        return String.format(
+                "the buffer (%.0f %% full) has no room for a prioritized compaction of even one file of L%d before it"
+                        + " reaches %.0f %%: automatic compactions resume",
+                s.unmergedWatermark() * 100, level.level(), budgetWatermark * 100);
+    }
+
+    /**
+     * The run of adjacent files (in key order) to compact: all free, at most {@code max.files}, at most {@code
+     * max.bytes} (a single file may exceed it), its I/O within {@code allowed}; of these the run with the most bytes, the
+     * cheaper one on a tie. Adjacent because RocksDB's {@code compactFiles} compacts every file between the first and the
+     * last key it is given (and fails when one of them is in another compaction): files picked apart would make it
+     * compact far more than {@code max.files}. Empty when no file fits.
+     */
+    List<SstFile> chooseRun(LsmSnapshot s, LevelInfo level, double allowed) {
+        if (!level.files().stream().allMatch(CompactionPriority::bounded)) {
+            return chooseLargest(s, level, allowed);
+        }
+        List<SstFile> ordered = new ArrayList<>(level.files());
+        ordered.sort(KEY_ORDER);
+        List<SstFile> best = List.of();
+        long bestBytes = -1;
+        long bestCost = Long.MAX_VALUE;
+        for (int i = 0; i < ordered.size(); i++) {
+            List<SstFile> run = new ArrayList<>();
+            long bytes = 0;
+            for (int j = i; j < ordered.size(); j++) {
+                SstFile f = ordered.get(j);
+                if (f.beingCompacted()
+                        || run.size() >= maxFiles
+                        || (!run.isEmpty() && bytes + f.sizeBytes() > maxBytes)) {
+                    break;
+                }
+                run.add(f);
+                long cost = batchIoBytes(s, level.level(), run);
+                if (cost > allowed || nextLevelBusy(s, level.level(), run)) {
+                    break; // a longer run only costs more, and spans the busy file too
+                }
+                bytes += f.sizeBytes();
+                if (bytes > bestBytes || (bytes == bestBytes && cost < bestCost)) {
+                    best = List.copyOf(run);
+                    bestBytes = bytes;
+                    bestCost = cost;
+                }
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Without key bounds (a Cassandra table's sstables carry none) there is no key order and no span: the largest free
+     * files first, skipping one whose I/O would exceed {@code allowed}.
+     */
+    private List<SstFile> chooseLargest(LsmSnapshot s, LevelInfo level, double allowed) {
+        List<SstFile> free = new ArrayList<>(
+                level.files().stream().filter(f -> !f.beingCompacted()).toList());
+        free.sort(Comparator.comparingLong(SstFile::sizeBytes).reversed());
+        List<SstFile> chosen = new ArrayList<>();
+        long bytes = 0;
+        for (SstFile f : free) {
+            if (chosen.size() >= maxFiles || (!chosen.isEmpty() && bytes + f.sizeBytes() > maxBytes)) {
+                break;
+            }
+            chosen.add(f);
+            if (batchIoBytes(s, level.level(), chosen) > allowed) {
+                chosen.remove(chosen.size() - 1);
+                continue;
+            }
+            bytes += f.sizeBytes();
+        }
+        return chosen;
+    }
+
+    /** Whether the file carries its key bounds (a largest key, which only a file holding just the empty key lacks). */
+    private static boolean bounded(SstFile f) {
+        return f.smallestKey() != null && f.largestKey() != null && f.largestKey().length > 0;
+    }
+
+    private static boolean anyFileFits(LsmSnapshot s, LevelInfo level, double allowed) {
+        if (Double.isInfinite(allowed)) {
+            return true;
+        }
+        for (SstFile f : level.files()) {
+            if (batchIoBytes(s, level.level(), List.of(f)) <= allowed) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void observe(LsmSnapshot s) {
+        if (budgetWatermark <= 0 || s.intervalNanos() <= 0) {
+            return;
+        }
+        double inflow = Math.max(0, s.opsDelta().bytesWritten()) / s.intervalSeconds();
+        double[] in = writeRate.computeIfAbsent(s.partition(), k -> new double[] {inflow});
+        in[0] = (1 - SMOOTHING) * in[0] + SMOOTHING * inflow;
+        long moved = s.ioDelta().bytes(IoClass.COMPACTION_L0, IoClass.COMPACTION_HIGH, IoClass.COMPACTION_DEEP);
+        if (moved > 0) {
+            double rate = moved / s.intervalSeconds();
+            double[] r = compactionRate.computeIfAbsent(s.partition(), k -> new double[] {rate});
+            r[0] = (1 - SMOOTHING) * r[0] + SMOOTHING * rate;
+        }
+    }
+
+    /**
+     * I/O bytes a prioritized batch of {@code level} may cost: the smoothed compaction I/O rate × the seconds until the
+     * buffer reaches {@code budget.watermark} at the user write rate (the larger of the tick's and the smoothed one, so
+     * that a quiet tick does not widen the budget). 0 when the buffer is already at or above it; infinite when the
+     * budget is off, the level is not the base level (only a batch of the base level blocks the memory→L1 merge), or
+     * the rates are not known yet.
+     */
+    double allowedIoBytes(LsmSnapshot s, LevelInfo level) {
+        if (budgetWatermark <= 0 || s.memtableBudgetBytes() <= 0 || level.level() != baseLevel(s)) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double headroom = (budgetWatermark - s.unmergedWatermark()) * s.memtableBudgetBytes();
+        if (headroom <= 0) {
+            return 0;
+        }
+        double[] r = compactionRate.get(s.partition());
+        double[] in = writeRate.get(s.partition());
+        double tick = s.intervalNanos() <= 0 ? 0 : Math.max(0, s.opsDelta().bytesWritten()) / s.intervalSeconds();
+        double inflow = Math.max(tick, in == null ? 0 : in[0]);
+        if (r == null || inflow <= 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return r[0] * headroom / inflow;
+    }
+
+    /** The level L0 merges into: the first level ≥ 1 with a target (levels above a dynamic base level have none). */
+    private static int baseLevel(LsmSnapshot s) {
+        for (LevelInfo l : s.levels()) {
+            if (l.level() >= 1 && l.targetBytes() > 0) {
+                return l.level();
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The I/O of compacting {@code files} of {@code level} into the next level: 2 × (the files + every file of the next
+     * level that overlaps their key span), each byte read once and written once. RocksDB's {@code compactFiles} takes
+     * the next level's files over the whole span from the smallest to the largest key.
+     */
+    static long batchIoBytes(LsmSnapshot s, int level, List<SstFile> files) {
+        long in = 0;
+        byte[] lo = null;
+        byte[] hi = null;
+        boolean unknown = false;
+        for (SstFile f : files) {
+            in += f.sizeBytes();
+            if (!bounded(f)) {
+                unknown = true;
+            } else {
+                lo = lo == null || Arrays.compareUnsigned(f.smallestKey(), lo) < 0 ? f.smallestKey() : lo;
+                hi = hi == null || Arrays.compareUnsigned(f.largestKey(), hi) > 0 ? f.largestKey() : hi;
+            }
+        }
+        long overlap = 0;
+        if (level + 1 < s.levels().size()) {
+            for (SstFile n : s.levels().get(level + 1).files()) {
+                if (unknown || lo == null || overlaps(lo, hi, n)) {
+                    overlap += n.sizeBytes();
+                }
+            }
+        }
+        return 2 * (in + overlap);
+    }
+
+    /** Whether a file of the next level over the run's key span is in another compaction (RocksDB would refuse it). */
+    private static boolean nextLevelBusy(LsmSnapshot s, int level, List<SstFile> run) {
+        if (level + 1 >= s.levels().size()) {
+            return false;
+        }
+        byte[] lo = run.get(0).smallestKey();
+        byte[] hi = run.get(run.size() - 1).largestKey();
+        for (SstFile n : s.levels().get(level + 1).files()) {
+            if (n.beingCompacted() && overlaps(lo, hi, n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code f}'s key range meets [lo, hi] (bytewise, unsigned); a file without bounds always does. */
+    static boolean overlaps(byte[] lo, byte[] hi, SstFile f) {
+        if (!bounded(f)) {
+            return true;
+        }
+        return Arrays.compareUnsigned(hi, f.smallestKey()) >= 0 && Arrays.compareUnsigned(f.largestKey(), lo) >= 0;
+    }
+
+    /** Key order of a level's files: smallest key (unsigned; absent first), then file number. */
+    private static final Comparator<SstFile> KEY_ORDER = Comparator.comparing(
+                    (SstFile f) -> f.smallestKey() == null ? new byte[0] : f.smallestKey(), Arrays::compareUnsigned)
+            .thenComparingLong(SstFile::fileNumber);
 
     /** The level L ≥ 1, not the last, with the highest score above the ratio; null if none. */
     private LevelInfo worstLevel(LsmSnapshot s) {

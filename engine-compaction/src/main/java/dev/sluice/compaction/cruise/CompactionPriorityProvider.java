@@ -16,9 +16,10 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
     @Override
     public String description() {
         return "CruiseDB compaction priority (§VI-B): a level over ratio x its target is compacted at once into the next"
-                + " level (manual compactFiles), ahead of RocksDB's queue; when a running memory->L1 merge holds all of its"
-                + " files, automatic compactions pause until that compaction has started (bounded by hold.seconds and by"
-                + " half the L0 slowdown trigger).";
+                + " level (manual compactFiles of a run of adjacent files), ahead of RocksDB's queue; when a running"
+                + " memory->L1 merge holds all of its files, automatic compactions pause until that compaction has"
+                + " started (bounded by hold.seconds and by half the L0 slowdown trigger). Optionally (budget.watermark)"
+                + " a batch of the base level is sized to end before the memory buffer fills to that level.";
     }
 
     static final Option<Double> RATIO = Option.doubleOption(
@@ -42,9 +43,20 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
             "s",
             "longest pause of automatic compactions while waiting for the oversized level's files (0 = never pause)");
 
+    static final Option<Double> BUDGET_WATERMARK = Option.doubleOption(
+            "budget.watermark",
+            0,
+            0,
+            1,
+            "fraction",
+            "0 = off; else a prioritized batch of the base level takes only files whose compaction (with the next"
+                    + " level's files over their key span, at the smoothed compaction I/O rate) ends before the memory"
+                    + " buffer (memtables + unmerged L0) reaches this fill level at the recent user write rate; none"
+                    + " starts when not even one file fits. Bounds nothing until a compaction has been measured");
+
     @Override
     public OptionSet optionSet() {
-        return OptionSet.of(RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS);
+        return OptionSet.of(RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS, BUDGET_WATERMARK);
     }
 
     @Override
@@ -54,6 +66,7 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                 (int) (long) ctx.get(MAX_FILES),
                 ctx.get(MAX_BYTES),
                 (long) (ctx.get(TIMEOUT_SECONDS) * 1e9),
-                (long) (ctx.get(HOLD_SECONDS) * 1e9));
+                (long) (ctx.get(HOLD_SECONDS) * 1e9),
+                ctx.get(BUDGET_WATERMARK));
     }
 }

@@ -91,26 +91,104 @@ class CompactionPriorityTest {
                 .isEmpty();
     }
 
+    /** A file of {@code level} holding the keys [{@code from}, {@code to}] (one byte each). */
+    static SstFile keyed(String name, int level, long size, int from, int to, boolean busy) {
+        return new SstFile(
+                name,
+                Long.parseLong(name.substring(0, 6)),
+                level,
+                size,
+                1,
+                2,
+                new byte[] {(byte) from},
+                new byte[] {(byte) to},
+                busy);
+    }
+
     @Test
-    void theMostOversizedLevelIsCompactedIntoTheNextLargestFilesFirstSkippingBusyOnes() {
+    void theMostOversizedLevelIsCompactedIntoTheNextAsTheLargestRunOfAdjacentFreeFiles() {
         NodeSnapshot s = snap(
                 0,
                 level(0, 0),
                 level(
                         1,
                         10 * MB,
-                        file("000011.sst", 1, 30 * MB, false),
-                        file("000012.sst", 1, 40 * MB, true),
-                        file("000013.sst", 1, 20 * MB, false),
-                        file("000014.sst", 1, 10 * MB, false)),
-                level(2, 100 * MB, file("000020.sst", 2, 900 * MB, false)),
+                        keyed("000011.sst", 1, 30 * MB, 0x10, 0x1F, false),
+                        keyed("000012.sst", 1, 40 * MB, 0x20, 0x2F, true),
+                        keyed("000013.sst", 1, 20 * MB, 0x30, 0x3F, false),
+                        keyed("000014.sst", 1, 15 * MB, 0x40, 0x4F, false)),
+                level(2, 100 * MB, keyed("000020.sst", 2, 900 * MB, 0x00, 0xFF, false)),
                 level(3, 1000 * MB));
         List<Action> a = c.decide(s, 0);
         assertThat(a).hasSize(1);
         Action.CompactFiles cf = (Action.CompactFiles) a.get(0);
         assertThat(cf.outputLevel()).isEqualTo(2);
-        assertThat(cf.fileNames()).containsExactly("000011.sst", "000013.sst");
-        assertThat(cf.reason()).contains("L1 is 10.0x its target");
+        assertThat(cf.fileNames())
+                .as("not the two largest free files (11 and 13): RocksDB would add the busy 12 between them")
+                .containsExactly("000013.sst", "000014.sst");
+        assertThat(cf.reason()).contains("L1 is 10.5x its target");
+    }
+
+    @Test
+    void aRunIsCutByMaxFilesAndMaxBytesButOneFileMayExceedMaxBytes() {
+        LevelInfo l1 = level(
+                1,
+                10 * MB,
+                keyed("000011.sst", 1, 30 * MB, 0x10, 0x1F, false),
+                keyed("000012.sst", 1, 5 * MB, 0x20, 0x2F, false),
+                keyed("000013.sst", 1, 30 * MB, 0x30, 0x3F, false));
+        NodeSnapshot s = snap(0, level(0, 0), l1, level(2, 100 * MB), level(3, 1000 * MB));
+        assertThat(((Action.CompactFiles) c.decide(s, 0).get(0)).fileNames())
+                .as("max.files 2: a run of two adjacent files, never 11 and 13 apart")
+                .containsExactly("000011.sst", "000012.sst");
+        CompactionPriority small = new CompactionPriority(5, 4, 20 * MB, 60 * SEC, 30 * SEC);
+        assertThat(((Action.CompactFiles) small.decide(s, 0).get(0)).fileNames())
+                .as("max.bytes 20 MiB: one 30-MiB file alone")
+                .containsExactly("000011.sst");
+    }
+
+    @Test
+    void aRunOverABusyFileOfTheNextLevelIsNotChosen() {
+        NodeSnapshot s = snap(
+                0,
+                level(0, 0),
+                level(
+                        1,
+                        10 * MB,
+                        keyed("000011.sst", 1, 40 * MB, 0x10, 0x1F, false),
+                        keyed("000013.sst", 1, 20 * MB, 0x30, 0x3F, false)),
+                level(
+                        2,
+                        100 * MB,
+                        keyed("000021.sst", 2, 90 * MB, 0x18, 0x20, true),
+                        keyed("000022.sst", 2, 90 * MB, 0x30, 0x3F, false)),
+                level(3, 1000 * MB));
+        assertThat(((Action.CompactFiles) c.decide(s, 0).get(0)).fileNames())
+                .as("RocksDB refuses a batch whose span covers a next-level file in another compaction")
+                .containsExactly("000013.sst");
+    }
+
+    /** A file without key bounds, as a Cassandra table's sstables are sampled. */
+    static SstFile unbounded(String name, long size, boolean busy) {
+        return new SstFile(name, Long.parseLong(name.substring(0, 6)), 1, size, 0, 0, new byte[0], new byte[0], busy);
+    }
+
+    @Test
+    void filesWithoutKeyBoundsArePickedLargestFirstSkippingBusyOnes() {
+        NodeSnapshot cassandra = snap(
+                0,
+                level(0, 0),
+                level(
+                        1,
+                        10 * MB,
+                        unbounded("000011.sst", 30 * MB, false),
+                        unbounded("000012.sst", 40 * MB, true),
+                        unbounded("000013.sst", 20 * MB, false),
+                        unbounded("000014.sst", 10 * MB, false)),
+                level(2, 100 * MB));
+        assertThat(((Action.CompactFiles) c.decide(cassandra, 0).get(0)).fileNames())
+                .as("no key order and no span to keep together")
+                .containsExactly("000011.sst", "000013.sst");
     }
 
     @Test
