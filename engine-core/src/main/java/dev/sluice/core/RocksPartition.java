@@ -548,7 +548,7 @@ final class RocksPartition implements Partition {
         enter();
         try {
             ReadCache c = readCache;
-            List<byte[]> values = c == null ? db.multiGetAsList(readOptions, keys) : cachedMultiGet(c, keys);
+            List<byte[]> values = c == null ? multiGetChecked(keys) : cachedMultiGet(c, keys);
             long read = bytes;
             for (byte[] v : values) {
                 read += v == null ? 0 : v.length;
@@ -565,6 +565,23 @@ final class RocksPartition implements Partition {
         }
     }
 
+    /**
+     * RocksDB's {@code multiGetAsList} answers null both for a key that is not there and for a key it could not read (a
+     * block checksum mismatch, an I/O error): rocksdbjni drops the per-key status. So every null is confirmed with
+     * {@code get}, which throws on such an error; without this, a corrupted block made multiGet (and the server's MGET,
+     * EXISTS and DEL) report stored keys as missing. A key written between the two reads keeps the multiGet's answer
+     * (null), so the result stays one view of the store.
+     */
+    private List<byte[]> multiGetChecked(List<byte[]> keys) throws RocksDBException {
+        List<byte[]> values = db.multiGetAsList(readOptions, keys);
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i) == null) {
+                db.get(readOptions, keys.get(i)); // throws RocksDBException (Corruption, IOError) instead of a null
+            }
+        }
+        return values;
+    }
+
     private List<byte[]> cachedMultiGet(ReadCache c, List<byte[]> keys) throws RocksDBException {
         List<byte[]> values = new ArrayList<>(keys.size());
         List<byte[]> missed = new ArrayList<>();
@@ -579,7 +596,7 @@ final class RocksPartition implements Partition {
         }
         if (!missed.isEmpty()) {
             long stamp = c.stamp();
-            List<byte[]> read = db.multiGetAsList(readOptions, missed);
+            List<byte[]> read = multiGetChecked(missed);
             for (int i = 0; i < read.size(); i++) {
                 values.set(missedAt.get(i), read.get(i));
                 c.fill(missed.get(i), read.get(i), stamp);
