@@ -17,8 +17,15 @@ import org.slf4j.LoggerFactory;
  * from other threads hop onto it with {@code execute}. Nothing here blocks.
  *
  * <p>Back-pressure: with {@code server.max.pending.per.connection} replies outstanding the connection stops reading
- * (autoRead off) until half of them are written. Shutdown: {@link #quiesce} stops reading; the server then waits for
- * {@link #idle} before closing.
+ * (autoRead off) until half of them are written. Replies are encoded only while the channel is writable (its unsent
+ * output below Netty's write-buffer high-water mark): a client that pipelines and does not read its replies stops
+ * being read, and its ready replies wait as objects in the queue, bounded by that limit, instead of piling up as
+ * encoded direct buffers (a hostile-client test made the server hold ~500 MB of unsent replies for one such client,
+ * and other connections then failed to allocate theirs). Reading resumes when the output drains. A reply that cannot
+ * be encoded closes the connection: dropping it would pair every later reply with the wrong request.
+ *
+ * <p>Shutdown: {@link #quiesce} stops reading; the server then waits for {@link #idle} (no reply outstanding and no
+ * output unsent) before closing.
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
@@ -80,14 +87,35 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         byte[][] args = (byte[][]) msg;
+        if (crossProtocol(args[0])) {
+            // An HTTP request sent to the RESP port (e.g. a web page's fetch to 127.0.0.1): its body would run as
+            // commands. Close at once, as Redis does since 3.2.7.
+            log.warn(
+                    "connection {} from {}: possible cross-protocol attack ('{}' sent to the RESP port); closing it",
+                    session.id,
+                    ctx.channel().remoteAddress(),
+                    new String(args[0], java.nio.charset.StandardCharsets.US_ASCII));
+            stats.protocolError();
+            closing = true;
+            pending.clear();
+            idle = true;
+            ctx.close();
+            return;
+        }
         Commands.Spec spec = commands.spec(args[0]);
         KeyOrder.Access access = spec == null ? KeyOrder.Access.NONE : spec.access(args);
         CompletableFuture<Reply> reply = commands.execute(session, args, spec, order.dependencies(access));
         order.register(access, reply);
         enqueue(reply, spec == null ? null : spec.name(), access);
-        if (pending.size() >= maxPending && ctx.channel().config().isAutoRead()) {
+        if ((pending.size() >= maxPending || !ctx.channel().isWritable())
+                && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
         }
+    }
+
+    private static boolean crossProtocol(byte[] name) {
+        String n = new String(name, java.nio.charset.StandardCharsets.US_ASCII);
+        return n.equalsIgnoreCase("POST") || n.equalsIgnoreCase("Host:");
     }
 
     private void enqueue(CompletableFuture<Reply> f, String command, KeyOrder.Access access) {
@@ -115,16 +143,36 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /** Writes the replies at the head of the queue that are ready, in order. */
     private void drain(boolean flush) {
         boolean wrote = false;
-        while (!closing && !pending.isEmpty() && pending.peekFirst().reply().isDone()) {
-            Pending p = pending.pollFirst();
-            order.release(p.access(), p.reply());
-            Reply r = p.reply().getNow(null);
+        while (!closing
+                && !pending.isEmpty()
+                && pending.peekFirst().reply().isDone()
+                && ctx.channel().isWritable()) {
+            Reply r = pending.peekFirst().reply().getNow(null);
             if (r == null) {
                 r = Reply.error("ERR internal error: no reply");
             }
+            ByteBuf buf = null;
+            try {
+                buf = ctx.alloc().buffer();
+                r.encode(buf);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                if (buf != null) {
+                    buf.release();
+                }
+                log.warn(
+                        "connection {}: a reply could not be encoded ({}); closing the connection so that no later"
+                                + " reply answers the wrong request",
+                        session.id,
+                        e.toString());
+                closing = true;
+                pending.clear();
+                idle = true;
+                ctx.close();
+                return;
+            }
+            Pending p = pending.pollFirst();
+            order.release(p.access(), p.reply());
             stats.completed(p.command(), System.nanoTime() - p.startNanos());
-            ByteBuf buf = ctx.alloc().buffer();
-            r.encode(buf);
             if (r instanceof Reply.ThenClose) {
                 closing = true;
                 pending.clear();
@@ -143,9 +191,22 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (pending.isEmpty()) {
             idle = true;
         }
-        if (!quiesced && !ctx.channel().config().isAutoRead() && pending.size() <= maxPending / 2) {
+        if (!quiesced
+                && !ctx.channel().config().isAutoRead()
+                && pending.size() <= maxPending / 2
+                && ctx.channel().isWritable()) {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            drain(true); // replies held back while the client was not reading
+        } else if (ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     /** Stops reading new requests (shutdown); the ones already read still get their replies. */
@@ -160,9 +221,17 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    /** No reply outstanding. */
+    /** No reply outstanding, and every reply written has left for the client (or the connection is closed). */
     boolean idle() {
-        return idle;
+        if (!idle) {
+            return false;
+        }
+        ChannelHandlerContext c = ctx;
+        if (c == null || !c.channel().isActive()) {
+            return true;
+        }
+        io.netty.channel.ChannelOutboundBuffer out = c.channel().unsafe().outboundBuffer();
+        return out == null || out.totalPendingWriteBytes() == 0;
     }
 
     @Override

@@ -109,6 +109,15 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             "requests",
             "Pipelined requests of one connection in flight at once; beyond it the server stops reading that"
                     + " connection until replies are written (back-pressure, not an error).");
+    public static final Option<Integer> MAX_CONNECTIONS = Option.intOption(
+            "max.connections",
+            10_000,
+            1,
+            1_000_000,
+            "connections",
+            "Most RESP2 connections open at once (Redis' maxclients); a connection beyond it gets -ERR max number of"
+                    + " clients reached and is closed. Capped at half the process's file-descriptor limit, so that"
+                    + " idle clients cannot take the descriptors RocksDB needs for its WAL and SST files.");
     public static final Option<Integer> SCAN_MAX_COUNT =
             Option.intOption("scan.max.count", 100_000, 1, 10_000_000, "keys", "Largest COUNT a SCAN may ask for.");
     public static final Option<Long> SHUTDOWN_TIMEOUT_MS = Option.longOption(
@@ -137,6 +146,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             MAX_ARRAY_LENGTH,
             MAX_INLINE_BYTES,
             MAX_PENDING,
+            MAX_CONNECTIONS,
             SCAN_MAX_COUNT,
             SHUTDOWN_TIMEOUT_MS,
             HISTORY_SECONDS);

@@ -1,6 +1,7 @@
 package dev.sluice.server;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +25,7 @@ final class ServerStats {
     private final LongAdder quota = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final LongAdder protocolErrors = new LongAdder();
+    private final LongAdder connectionsRefused = new LongAdder();
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<String, Counter> perCommand = new ConcurrentHashMap<>();
     private Histogram recycled;
@@ -33,16 +35,23 @@ final class ServerStats {
         Gauge.builder("sluice.server.connections", connections, AtomicInteger::get)
                 .description("open RESP2 connections")
                 .register(registry);
-        Gauge.builder("sluice.server.refused", busy, LongAdder::sum)
+        // Monotonic counts are counters (Prometheus *_total), so rate() works on them.
+        FunctionCounter.builder("sluice.server.refused", busy, LongAdder::sum)
                 .tag("reason", "busy")
-                .description("requests answered -BUSY (admission refused)")
+                .description("requests refused: -BUSY (admission) or -QUOTA (the tenant's quota)")
                 .register(registry);
-        Gauge.builder("sluice.server.refused", quota, LongAdder::sum)
+        FunctionCounter.builder("sluice.server.refused", quota, LongAdder::sum)
                 .tag("reason", "quota")
-                .description("requests answered -QUOTA")
+                .description("requests refused: -BUSY (admission) or -QUOTA (the tenant's quota)")
                 .register(registry);
-        Gauge.builder("sluice.server.protocol.errors", protocolErrors, LongAdder::sum)
-                .description("connections closed for a malformed or oversized frame")
+        FunctionCounter.builder("sluice.server.errors", errors, LongAdder::sum)
+                .description("requests answered with another -ERR (a failed read or write, a bad argument)")
+                .register(registry);
+        FunctionCounter.builder("sluice.server.protocol.errors", protocolErrors, LongAdder::sum)
+                .description("connections closed for a malformed, oversized or cross-protocol frame")
+                .register(registry);
+        FunctionCounter.builder("sluice.server.connections.refused", connectionsRefused, LongAdder::sum)
+                .description("connections refused at accept: server.max.connections reached")
                 .register(registry);
     }
 
@@ -88,6 +97,10 @@ final class ServerStats {
 
     void protocolError() {
         protocolErrors.increment();
+    }
+
+    void connectionRefused() {
+        connectionsRefused.increment();
     }
 
     long commands() {

@@ -6,11 +6,14 @@ import dev.sluice.core.SluiceNode;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -18,9 +21,11 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,7 +57,13 @@ public final class SluiceServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final EventLoopGroup http;
+    /** HTTP connections open at once; more are closed at accept (the dashboard needs a handful). */
+    static final int MAX_HTTP_CONNECTIONS = 256;
+    /** An HTTP connection that sends nothing for this long is closed (a half-sent request holds no slot forever). */
+    static final int HTTP_READ_TIMEOUT_SECONDS = 30;
+
     private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup httpConnections = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
     private final Map<Channel, RespHandler> handlers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
     private final AtomicLong connectionIds = new AtomicLong();
@@ -90,6 +101,7 @@ public final class SluiceServer implements AutoCloseable {
      * @throws SluiceException when the node cannot open or a port cannot be bound (naming the address)
      */
     public static SluiceServer start(ServerConfig config) {
+        checkPorts(config);
         SluiceServer s = new SluiceServer(config);
         try {
             s.bind();
@@ -105,16 +117,25 @@ public final class SluiceServer implements AutoCloseable {
         int maxBulk = config.get(ServerConfig.MAX_BULK_BYTES);
         int maxInline = config.get(ServerConfig.MAX_INLINE_BYTES);
         int maxPending = config.get(ServerConfig.MAX_PENDING);
+        int maxConnections = maxConnections(config.get(ServerConfig.MAX_CONNECTIONS));
         ServerBootstrap resp = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (closed) {
                             ch.close();
+                            return;
+                        }
+                        if (handlers.size() >= maxConnections) {
+                            stats.connectionRefused();
+                            ch.writeAndFlush(Unpooled.copiedBuffer(
+                                            "-ERR max number of clients reached\r\n", StandardCharsets.US_ASCII))
+                                    .addListener(ChannelFutureListener.CLOSE);
                             return;
                         }
                         Session session = new Session(connectionIds.incrementAndGet(), node.defaultPartition());
@@ -133,7 +154,13 @@ public final class SluiceServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (httpConnections.size() >= MAX_HTTP_CONNECTIONS) {
+                            ch.close(); // the dashboard needs a handful; hundreds are a client gone wrong
+                            return;
+                        }
+                        httpConnections.add(ch);
                         ch.pipeline()
+                                .addLast(new ReadTimeoutHandler(HTTP_READ_TIMEOUT_SECONDS, TimeUnit.SECONDS))
                                 .addLast(new HttpServerCodec(8192, 16 * 1024, 16 * 1024))
                                 .addLast(new HttpObjectAggregator(64 * 1024))
                                 .addLast(new HttpHandler(registry, status));
@@ -163,9 +190,62 @@ public final class SluiceServer implements AutoCloseable {
         try {
             return b.bind(host, port).syncUninterruptibly().channel();
         } catch (Exception e) {
-            throw new SluiceException(
-                    "cannot listen on " + host + ":" + port + " (" + keys + "): " + e.getMessage(), e);
+            throw new SluiceException("cannot listen on " + host + ":" + port + " (" + keys + "): " + explain(e), e);
         }
+    }
+
+    private static String explain(Exception e) {
+        if (e instanceof java.nio.channels.UnresolvedAddressException) {
+            return "the host name does not resolve";
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
+    }
+
+    /**
+     * Before the node opens: both ports can be bound (a fixed port only; 0 means any free port). A port in use or a
+     * host that does not resolve then fails the start before a store is created or opened.
+     */
+    private static void checkPorts(ServerConfig config) {
+        checkPort(config.get(ServerConfig.HOST), config.get(ServerConfig.PORT), "server.host/server.port");
+        checkPort(
+                config.get(ServerConfig.HTTP_HOST),
+                config.get(ServerConfig.HTTP_PORT),
+                "server.http.host/server.http.port");
+    }
+
+    private static void checkPort(String host, int port, String keys) {
+        java.net.InetSocketAddress a = new java.net.InetSocketAddress(host, port);
+        if (a.isUnresolved()) {
+            throw new SluiceException(
+                    "cannot listen on " + host + ":" + port + " (" + keys + "): the host name does not resolve");
+        }
+        if (port == 0) {
+            return;
+        }
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(a);
+        } catch (java.io.IOException e) {
+            throw new SluiceException("cannot listen on " + host + ":" + port + " (" + keys + "): " + explain(e), e);
+        }
+    }
+
+    /** {@code server.max.connections}, capped at half the process's file-descriptor limit when the JVM knows it. */
+    static int maxConnections(int configured) {
+        java.lang.management.OperatingSystemMXBean os =
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+            long fds = unix.getMaxFileDescriptorCount();
+            if (fds > 0 && fds / 2 < configured) {
+                log.info(
+                        "server.max.connections = {} capped at {}: half the process's file-descriptor limit ({})",
+                        configured,
+                        Math.max(1, fds / 2),
+                        fds);
+                return (int) Math.max(1, fds / 2);
+            }
+        }
+        return configured;
     }
 
     private void sampleQuietly() {
@@ -232,6 +312,7 @@ public final class SluiceServer implements AutoCloseable {
         if (httpChannel != null) {
             httpChannel.close().syncUninterruptibly();
         }
+        httpConnections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         try {
             node.close();
         } finally {

@@ -1,0 +1,169 @@
+package dev.sluice.server;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.SluiceException;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Clients that misbehave on purpose (found by a hostile-client review of the server, 2026-11-26): one that pipelines
+ * large replies and never reads them, an HTTP request sent to the RESP port, more connections than allowed, a request
+ * that arrives in thousands of pieces, and a port already in use at start.
+ */
+class HostileClientTest {
+    @TempDir
+    Path dir;
+
+    private static final int VALUE_BYTES = 1 << 20;
+
+    private static long usedDirectBytes() {
+        return ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT)
+                .metric()
+                .usedDirectMemory();
+    }
+
+    @Test
+    void aClientThatPipelinesLargeRepliesAndDoesNotReadIsHeldBackAndThenGetsEveryReplyInOrder() throws Exception {
+        byte[] value = new byte[VALUE_BYTES];
+        Arrays.fill(value, (byte) 'v');
+        int gets = 100; // 100 MiB of replies
+        try (SluiceServer s = TestServers.start(dir)) {
+            try (Jedis j = TestServers.jedis(s)) {
+                assertThat(j.set("big".getBytes(US_ASCII), value)).isEqualTo("OK");
+            }
+            assertThat(ByteBufAllocator.DEFAULT).isInstanceOf(ByteBufAllocatorMetricProvider.class);
+            long before = usedDirectBytes();
+            try (Socket hog = new Socket()) {
+                hog.setReceiveBufferSize(4096);
+                hog.connect(new InetSocketAddress("127.0.0.1", s.port()));
+                hog.setSoTimeout(30_000);
+                hog.getOutputStream()
+                        .write(RawClient.command("GET", "big").repeat(gets).getBytes(US_ASCII));
+                hog.getOutputStream().flush();
+                Thread.sleep(2_000); // the server has read the requests; the client reads nothing
+                long held = usedDirectBytes() - before;
+                assertThat(held)
+                        .as("direct memory held for a client that does not read (all its replies: %d MiB)", gets)
+                        .isLessThan(32L << 20);
+                try (Jedis other = TestServers.jedis(s)) {
+                    assertThat(other.ping())
+                            .as("other clients are served meanwhile")
+                            .isEqualTo("PONG");
+                }
+                DataInputStream in = new DataInputStream(new BufferedInputStream(hog.getInputStream(), 1 << 16));
+                String header = "$" + VALUE_BYTES + "\r\n";
+                byte[] got = new byte[VALUE_BYTES + 2];
+                for (int i = 0; i < gets; i++) {
+                    byte[] h = new byte[header.length()];
+                    in.readFully(h);
+                    assertThat(new String(h, US_ASCII)).as("reply %d", i).isEqualTo(header);
+                    in.readFully(got);
+                    assertThat(Arrays.equals(got, 0, VALUE_BYTES, value, 0, VALUE_BYTES))
+                            .as("reply %d", i)
+                            .isTrue();
+                    assertThat(new String(got, VALUE_BYTES, 2, US_ASCII)).isEqualTo("\r\n");
+                }
+                hog.getOutputStream().write(RawClient.command("PING").getBytes(US_ASCII));
+                hog.getOutputStream().flush();
+                byte[] pong = new byte[7];
+                in.readFully(pong);
+                assertThat(new String(pong, US_ASCII)).isEqualTo("+PONG\r\n");
+            }
+        }
+    }
+
+    @Test
+    void anHttpRequestSentToTheRespPortIsClosedBeforeItsBodyRuns() throws Exception {
+        try (SluiceServer s = TestServers.start(dir);
+                RawClient c = new RawClient(s.port())) {
+            c.send("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 30\r\n\r\nSET pwned 1\r\nSET pwned2 1\r\n");
+            assertThat(c.closedByServer()).isTrue();
+            try (Jedis j = TestServers.jedis(s)) {
+                assertThat(j.get("pwned")).isNull();
+                assertThat(j.get("pwned2")).isNull();
+            }
+        }
+    }
+
+    @Test
+    void connectionsBeyondMaxConnectionsGetTheRedisErrorAndAreClosed() throws Exception {
+        try (SluiceServer s = TestServers.start(dir, "server.max.connections", "2");
+                RawClient a = new RawClient(s.port());
+                RawClient b = new RawClient(s.port())) {
+            assertThat(a.send(RawClient.command("PING")).line()).isEqualTo("+PONG");
+            assertThat(b.send(RawClient.command("PING")).line()).isEqualTo("+PONG");
+            try (RawClient third = new RawClient(s.port())) {
+                assertThat(third.line()).isEqualTo("-ERR max number of clients reached");
+                assertThat(third.closedByServer()).isTrue();
+            }
+            a.close();
+            // once a slot is free a new client is served
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .untilAsserted(() -> {
+                        try (RawClient again = new RawClient(s.port())) {
+                            assertThat(again.send(RawClient.command("PING")).line())
+                                    .isEqualTo("+PONG");
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void anArrayArrivingInThousandsOfPiecesIsDecodedOnceNotFromItsHeaderEachTime() {
+        int n = 1_000_000;
+        StringBuilder sb = new StringBuilder("*").append(n).append("\r\n");
+        for (int i = 0; i < n; i++) {
+            sb.append("$1\r\nx\r\n");
+        }
+        byte[] frame = sb.toString().getBytes(US_ASCII);
+        EmbeddedChannel ch = new EmbeddedChannel(new RespDecoder(2_000_000, 1 << 20, 1 << 16));
+        long t0 = System.nanoTime();
+        for (int off = 0; off < frame.length; off += 4096) {
+            ch.writeInbound(Unpooled.wrappedBuffer(frame, off, Math.min(4096, frame.length - off)));
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        byte[][] args = ch.readInbound();
+        assertThat(args.length).isEqualTo(n);
+        assertThat(args[n - 1]).containsExactly('x');
+        assertThat((Object) ch.readInbound()).isNull();
+        // Decoding from the header at every piece took ~31 s for this frame (1,709 pieces); once, well under a second.
+        // The bound is loose on purpose: it tells linear from quadratic, not fast from slow.
+        assertThat(seconds).as("decode time of a 7-MB frame in 4-KiB pieces").isLessThan(8);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aPortInUseFailsTheStartBeforeAnyStoreIsCreated() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+            assertThatThrownBy(() -> TestServers.start(dir, "server.port", String.valueOf(port)))
+                    .isInstanceOf(SluiceException.class)
+                    .hasMessageContaining("127.0.0.1:" + port)
+                    .hasMessageContaining("server.host/server.port");
+            assertThat(Files.exists(dir.resolve("data"))).as("no store created").isFalse();
+        }
+        assertThatThrownBy(() -> TestServers.start(dir, "server.host", "no.such.host.invalid"))
+                .isInstanceOf(SluiceException.class)
+                .hasMessageContaining("no.such.host.invalid")
+                .hasMessageContaining("does not resolve");
+        assertThat(Files.exists(dir.resolve("data"))).isFalse();
+    }
+}
