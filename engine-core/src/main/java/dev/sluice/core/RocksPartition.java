@@ -1136,6 +1136,13 @@ final class RocksPartition implements Partition {
             return !done;
         }
 
+        /**
+         * The iterator is touched only under the lifecycle read lock and this scan's monitor, with the closed flag read
+         * again inside both: {@link #closeBecause} (a close from another thread, the node's close) takes the same two
+         * in the same order, and {@code resume()} holds the write lock. Until 2026-11-26 the flag was read before the
+         * lock only, and a close in between (resume() after a disk-full error, or a watchdog thread's close) freed
+         * the native iterator under a running {@code next()}: the JVM died with SIGSEGV.
+         */
         @Override
         public KeyValue next() {
             checkNotClosed();
@@ -1144,21 +1151,31 @@ final class RocksPartition implements Partition {
             }
             enter();
             try {
-                KeyValue r = next;
-                scannedEntries.increment();
-                bytesRead.add(r.key().length + r.value().length);
-                returnedBytes += r.key().length + r.value().length;
-                long owed = PartitionQuota.readUnits(returnedBytes);
-                if (owed > chargedUnits) {
-                    quota.charge(RequestKind.SCAN, owed - chargedUnits);
-                    chargedUnits = owed;
+                synchronized (this) {
+                    return nextLocked();
                 }
-                it.next();
-                advanceCheck();
-                return r;
             } finally {
                 exit();
             }
+        }
+
+        private KeyValue nextLocked() {
+            checkNotClosed();
+            if (done) {
+                throw new java.util.NoSuchElementException("scan of partition '" + name + "' has no more entries");
+            }
+            KeyValue r = next;
+            scannedEntries.increment();
+            bytesRead.add(r.key().length + r.value().length);
+            returnedBytes += r.key().length + r.value().length;
+            long owed = PartitionQuota.readUnits(returnedBytes);
+            if (owed > chargedUnits) {
+                quota.charge(RequestKind.SCAN, owed - chargedUnits);
+                chargedUnits = owed;
+            }
+            it.next();
+            advanceCheck();
+            return r;
         }
 
         /** Under the lifecycle read lock, so a user's close never races the DB's close (the closer holds the write lock). */
@@ -1170,13 +1187,15 @@ final class RocksPartition implements Partition {
         void closeBecause(String why) {
             lifecycle.readLock().lock();
             try {
-                if (openScans.remove(this)) {
-                    closedWhy = why;
-                    done = true;
-                    it.close();
-                    ro.close();
-                    if (upper != null) {
-                        upper.close();
+                synchronized (this) { // never while a next() of another thread uses the iterator
+                    if (openScans.remove(this)) {
+                        closedWhy = why;
+                        done = true;
+                        it.close();
+                        ro.close();
+                        if (upper != null) {
+                            upper.close();
+                        }
                     }
                 }
             } finally {
