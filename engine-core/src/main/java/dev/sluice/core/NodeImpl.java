@@ -381,6 +381,17 @@ final class NodeImpl implements SluiceNode {
             throw new StoreCorruptedException("the store marker " + marker + " says format=" + format
                     + ", but this Sluice reads format " + FORMAT + "; the store was left untouched");
         }
+        Path partitions = dir.resolve("partitions");
+        if (!Files.isDirectory(partitions)) {
+            // The partitions directory is created before the marker (since 2026-11-26; before, right after it), so a
+            // marker without it means the data is gone or not mounted. Opening would create an empty store over it
+            // and answer every read "not found" (a hostile-client review: all 3,000 rows read as missing).
+            throw new StoreCorruptedException(dir + " has the store marker " + MARKER + " but no " + partitions
+                    + (Files.exists(partitions) ? " directory (something else has that name)" : "")
+                    + ": the partitions' data is missing (deleted, or a volume not mounted). Sluice did not open or"
+                    + " change it. If this store never held data (a creation interrupted by a crash before"
+                    + " 2026-11-26), create the empty directory " + partitions + " to open it.");
+        }
         return true;
     }
 
@@ -390,10 +401,12 @@ final class NodeImpl implements SluiceNode {
             if (inspectLayout(dir)) {
                 return;
             }
-            // Marker first (written, fsynced, renamed, directory fsynced), then the partitions directory: a crash at
-            // any
-            // point leaves an empty directory, one holding only SLUICE.tmp, or a valid store.
+            // The partitions directory first, then the marker (written, fsynced, renamed, directory fsynced): a crash
+            // at any point leaves an empty directory, one holding only an empty partitions directory and maybe
+            // SLUICE.tmp, or a valid store; so a marker always has its partitions directory beside it.
             Files.createDirectories(dir);
+            Files.createDirectories(dir.resolve("partitions"));
+            fsyncDirectory(dir);
             Path tmp = dir.resolve(MARKER + ".tmp");
             try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
                     tmp,
@@ -407,8 +420,6 @@ final class NodeImpl implements SluiceNode {
             }
             Files.move(tmp, dir.resolve(MARKER), StandardCopyOption.ATOMIC_MOVE);
             fsyncDirectory(dir);
-            Files.createDirectories(dir.resolve("partitions"));
-            fsyncDirectory(dir);
         } catch (IOException e) {
             throw new SluiceException("cannot prepare data directory " + dir + ": " + e, e);
         }
@@ -420,10 +431,18 @@ final class NodeImpl implements SluiceNode {
         }
     }
 
-    /** A directory holding only our own marker temp file: an interrupted creation. */
+    /** A directory holding only what an interrupted creation leaves: an empty partitions directory, SLUICE.tmp. */
     private static boolean onlyMarkerTemp(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).allMatch(n -> n.equals(MARKER + ".tmp"));
+            for (Path p : (Iterable<Path>) s::iterator) {
+                String n = p.getFileName().toString();
+                boolean leftover =
+                        n.equals(MARKER + ".tmp") || (n.equals("partitions") && Files.isDirectory(p) && isEmpty(p));
+                if (!leftover) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

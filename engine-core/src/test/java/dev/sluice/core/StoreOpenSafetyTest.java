@@ -161,6 +161,34 @@ class StoreOpenSafetyTest {
     }
 
     /**
+     * A table file cut short by a kill during a flush or a compaction (empty, a prefix of a table, a table without its
+     * last bytes): not a complete table, so never committed; the open goes ahead and keeps every row. Until 2026-11-26
+     * it was refused as unreadable, and the store never opened again.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 4096, -100})
+    void anIncompleteTableLeftByAKillDuringAFlushOrCompactionOpens(int cut) throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 500; i++) {
+                n.defaultPartition().put(key(i), new byte[200], WriteMode.SYNC);
+            }
+            n.defaultPartition().flush();
+            for (int i = 500; i < 600; i++) {
+                n.defaultPartition().put(key(i), new byte[200], WriteMode.SYNC); // in the WAL only
+            }
+        }
+        Path pdir = dir.resolve("partitions/default");
+        byte[] live = Files.readAllBytes(pdir.resolve(ssts(pdir).get(0)));
+        int length = cut >= 0 ? Math.min(cut, live.length) : live.length + cut;
+        Files.write(pdir.resolve("000999.sst"), java.util.Arrays.copyOf(live, length));
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 600; i++) {
+                assertThat(n.defaultPartition().get(key(i))).as("row %d", i).hasSize(200);
+            }
+        }
+    }
+
+    /**
      * The output of a flush cut short by a crash: an SST the MANIFEST never listed, whose keys are all still in the WAL.
      * RocksDB deletes it at open; that is right, and the open goes ahead.
      */
@@ -481,10 +509,43 @@ class StoreOpenSafetyTest {
     }
 
     @Test
+    void aStoreWhosePartitionsDirectoryIsMissingIsRefusedNotOpenedEmpty() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
+        }
+        Path partitions = dir.resolve("partitions");
+        Files.move(partitions, dir.resolveSibling("elsewhere")); // a volume not mounted, a deleted directory
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("no " + partitions)
+                .hasMessageContaining("did not open or change it");
+        assertThat(Files.exists(partitions))
+                .as("not created by the refused open")
+                .isFalse();
+        Files.move(dir.resolveSibling("elsewhere"), partitions);
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            assertThat(n.defaultPartition().get(key(1))).isEqualTo("v".getBytes());
+        }
+    }
+
+    /** A first open killed after it created the partitions directory, before the marker was renamed into place. */
+    @Test
+    void aCreationKilledBeforeTheMarkerWasInPlaceOpensAsANewStore() throws IOException {
+        Files.createDirectories(dir.resolve("partitions"));
+        Files.writeString(dir.resolve("SLUICE.tmp"), "# Sluice store marker. Do not delete or edit.\nfor");
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            assertThat(n.defaultPartition().get(key(1))).isEqualTo("v".getBytes());
+        }
+    }
+
+    @Test
     void aFirstOpenKilledWhileCreatingThePartitionOpensAfterwards() throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("SLUICE"), "# Sluice store marker. Do not delete or edit.\nformat=1\n");
-        creationLeftovers(dir.resolve("partitions/default"), 3);
+        creationLeftovers(dir.resolve("partitions/default"), 3); // creates partitions/ too
         try (SluiceNode n = Sluice.open(cfg(dir))) {
             n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
         }
