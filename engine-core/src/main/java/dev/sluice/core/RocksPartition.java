@@ -1219,6 +1219,7 @@ final class RocksPartition implements Partition {
             }
             closed = true;
             gate.close();
+            quota.close(); // requests waiting for their tenant's quota fail now, not at the end of their wait
             for (Scan s : List.copyOf(openScans)) {
                 s.closeBecause("the node closed it");
             }

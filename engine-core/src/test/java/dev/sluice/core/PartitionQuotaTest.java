@@ -176,6 +176,43 @@ class PartitionQuotaTest {
         assertThat(t2.quotaStats()).isEqualTo(new QuotaStats(0, 98, 0, 0, 0));
     }
 
+    /** Closing the node ends quota waits at once (until 2026-11-26 they lasted their whole reservation). */
+    @Test
+    void closingTheNodeFailsRequestsWaitingForTheirQuotaAtOnce() throws Exception {
+        Partition p = open(SluiceConfig.builder(dir)
+                        .partitions("t1")
+                        .quota("t1", PartitionQuota.of(0, 1).throttling(Duration.ofSeconds(60))))
+                .partition("t1");
+        p.put(key(1), value(30 * 1024 - 8)); // 30 WCUs at 1 WCU/s: the next write waits ~29 s
+        java.util.concurrent.atomic.AtomicReference<Throwable> syncOutcome =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                p.put(key(2), value(100));
+                syncOutcome.set(new AssertionError("admitted"));
+            } catch (Throwable t) {
+                syncOutcome.set(t);
+            }
+        });
+        writer.start();
+        CompletableFuture<Void> async = p.putAsync(key(3), value(100), WriteMode.DEFAULT);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> p.quotaStats().throttled() == 2);
+        assertThat(async).isNotDone();
+        long t0 = System.nanoTime();
+        node.close();
+        writer.join(5_000);
+        assertThat(writer.isAlive()).as("the synchronous writer still waits").isFalse();
+        assertThat(syncOutcome.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(async::isDone);
+        assertThatThrownBy(async::join).hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(System.nanoTime() - t0)
+                .as("both ended within seconds of the close, not ~29 s")
+                .isLessThan(TimeUnit.SECONDS.toNanos(5));
+        node = null;
+    }
+
     @Test
     void quotaChangesOnALiveNode() {
         Partition p = open(SluiceConfig.builder(dir)

@@ -3,6 +3,7 @@ package dev.sluice.core.quota;
 import dev.sluice.core.QuotaExceededException;
 import dev.sluice.core.RequestKind;
 import dev.sluice.core.SluiceException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,13 @@ public final class TenantQuota {
     }
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /** A synchronous wait sleeps in slices of at most this, so that {@link #close} ends it within one slice. */
+    static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private volatile boolean closed;
+    /** Async waits not yet over; {@link #close} fails them. */
+    private final java.util.Set<CompletableFuture<Void>> waiting = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final String partition;
     private final LongSupplier nanoClock;
@@ -102,16 +110,44 @@ public final class TenantQuota {
         if (units <= 0) {
             return;
         }
+        checkOpen();
         long wait = reserve(kind, units);
-        if (wait > 0) {
-            try {
-                waiter.sleep(wait);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SluiceException(
-                        "partition '" + partition + "': interrupted while waiting for its " + unit(kind) + " quota", e);
+        try {
+            while (wait > 0) {
+                long slice = Math.min(wait, SLICE_NANOS);
+                waiter.sleep(slice);
+                wait -= slice;
+                checkOpen();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SluiceException(
+                    "partition '" + partition + "': interrupted while waiting for its " + unit(kind) + " quota", e);
         }
+    }
+
+    /**
+     * Ends every wait at once: synchronous waiters throw {@link IllegalStateException} within {@link #SLICE_NANOS},
+     * asynchronous ones complete exceptionally with it; later requests fail the same way. Until 2026-11-26 a node's
+     * close left them waiting for their whole reservation (up to {@code quota.max.wait.ms}).
+     */
+    public void close() {
+        closed = true;
+        for (CompletableFuture<Void> f : List.copyOf(waiting)) {
+            f.completeExceptionally(closedError());
+        }
+        waiting.clear();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw closedError();
+        }
+    }
+
+    private IllegalStateException closedError() {
+        return new IllegalStateException(
+                "partition '" + partition + "' is closed (it closed while the request waited" + " for its quota)");
     }
 
     /** Completes when {@code units} are free (never blocks the caller), or exceptionally with QuotaExceededException. */
@@ -121,11 +157,25 @@ public final class TenantQuota {
         }
         long wait;
         try {
+            checkOpen();
             wait = reserve(kind, units);
-        } catch (QuotaExceededException e) {
+        } catch (QuotaExceededException | IllegalStateException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return wait == 0 ? DONE : CompletableFuture.runAsync(() -> {}, waiter.after(wait));
+        if (wait == 0) {
+            return DONE;
+        }
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        waiting.add(f);
+        if (closed) { // close() ran between the check and the add: it may have missed f
+            waiting.remove(f);
+            return CompletableFuture.failedFuture(closedError());
+        }
+        waiter.after(wait).execute(() -> {
+            waiting.remove(f);
+            f.complete(null);
+        });
+        return f;
     }
 
     /** Charges units found out after the request ran (no wait now: the tenant's next requests pay for them). */
