@@ -64,6 +64,10 @@ public final class ChartsCommand implements Callable<Integer> {
         if (run == null || run.stacks() == null || run.stacks().isEmpty()) {
             throw bad(results + " is not a results.json written by 'sluice bench': it has no stacks");
         }
+        String wrong = problem(run);
+        if (wrong != null) {
+            throw bad(results + " is not a results.json written by 'sluice bench': " + wrong);
+        }
         Path dir = out != null ? out : results.toAbsolutePath().getParent();
         try {
             BenchRun.checkDirectory("--out", dir);
@@ -71,14 +75,55 @@ public final class ChartsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | IOException e) {
             throw bad(e instanceof IOException ? "--out " + dir + ": cannot create it: " + e : e.getMessage());
         }
-        List<String> written = new ArrayList<>(Charts.write(dir, run.stacks()));
+        List<String> failed = new ArrayList<>();
+        List<String> written = new ArrayList<>(Charts.write(dir, run.stacks(), failed));
         if (summary) {
             Files.writeString(dir.resolve("summary.md"), Summary.markdown(run), StandardCharsets.UTF_8);
             written.add("summary.md");
         }
         SluiceCli cli = SluiceCli.of(parent);
         written.forEach(name -> cli.out.println(dir.resolve(name)));
+        if (!failed.isEmpty()) {
+            cli.err.println(
+                    "sluice charts: could not draw " + String.join(", ", failed) + " (see the log line above each)");
+            return 1;
+        }
         return 0;
+    }
+
+    /**
+     * What a parsed results.json lacks that every chart needs (null when nothing): a schema this version reads, and per
+     * stack a name usable in a file name, its windows, phases and metrics. Until 2026-11-26 a missing one surfaced as a
+     * NullPointerException halfway through the charts.
+     */
+    static String problem(Results.Run run) {
+        if (run.schemaVersion() < 1 || run.schemaVersion() > Results.SCHEMA_VERSION) {
+            return "schemaVersion " + run.schemaVersion() + " (this sluice reads 1 to " + Results.SCHEMA_VERSION + ")";
+        }
+        for (int i = 0; i < run.stacks().size(); i++) {
+            Results.Stack s = run.stacks().get(i);
+            String which = "stack " + (i + 1);
+            if (s == null) {
+                return which + " is null";
+            }
+            if (s.name() == null || s.name().isBlank() || !s.name().matches("[A-Za-z0-9._-]+")) {
+                return which + " has no usable name (letters, digits, '.', '_', '-'): " + s.name();
+            }
+            which = "stack '" + s.name() + "'";
+            if (s.windows() == null || s.windows().isEmpty()) {
+                return which + " has no windows";
+            }
+            if (s.windows().contains(null)) {
+                return which + " has a null window";
+            }
+            if (s.phases() == null) {
+                return which + " has no phases";
+            }
+            if (s.metrics() == null) {
+                return which + " has no metrics";
+            }
+        }
+        return null;
     }
 
     private ParameterException bad(String message) {

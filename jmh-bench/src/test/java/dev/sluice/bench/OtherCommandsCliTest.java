@@ -47,6 +47,24 @@ class OtherCommandsCliTest {
         Path empty = Files.writeString(tmp.resolve("empty.json"), "{}");
         refused(sluice("charts", empty.toString()), "empty.json", "no stacks");
         refused(sluice("charts"), "results");
+        // parseable, but not what the charts need: one line naming what is missing, exit 2, no chart written
+        Path out = Files.createDirectories(tmp.resolve("charts-out"));
+        String stack = "{\"name\":\"s\",\"windows\":[],\"phases\":[],\"metrics\":null}";
+        Path noWindows =
+                Files.writeString(tmp.resolve("no-windows.json"), "{\"schemaVersion\":2,\"stacks\":[" + stack + "]}");
+        refused(sluice("charts", noWindows.toString(), "--out", out.toString()), "stack 's' has no windows");
+        Path nullStack = Files.writeString(tmp.resolve("null-stack.json"), "{\"schemaVersion\":2,\"stacks\":[null]}");
+        refused(sluice("charts", nullStack.toString(), "--out", out.toString()), "stack 1 is null");
+        Path future =
+                Files.writeString(tmp.resolve("future.json"), "{\"schemaVersion\":99,\"stacks\":[" + stack + "]}");
+        refused(sluice("charts", future.toString(), "--out", out.toString()), "schemaVersion 99");
+        Path slash = Files.writeString(
+                tmp.resolve("slash.json"),
+                "{\"schemaVersion\":2,\"stacks\":[{\"name\":\"a/b\",\"windows\":[{}],\"phases\":[],\"metrics\":{}}]}");
+        refused(sluice("charts", slash.toString(), "--out", out.toString()), "no usable name", "a/b");
+        try (java.util.stream.Stream<Path> written = Files.list(out)) {
+            assertThat(written).as("nothing drawn for a refused file").isEmpty();
+        }
     }
 
     @Test

@@ -233,6 +233,43 @@ public final class YcsbMain {
                 }
             }
         }
+        // CoreWorkload's sizes and proportions: a bad one fails inside YCSB's worker threads (a
+        // NegativeArraySizeException
+        // per thread, then "Operations 0" and exit 0), so check them here too.
+        for (String key : List.of("fieldcount", "fieldlength", "minfieldlength", "minscanlength", "maxscanlength")) {
+            String v = effective.getProperty(key);
+            if (v != null) {
+                long n;
+                try {
+                    n = Long.parseLong(v.trim());
+                } catch (NumberFormatException e) {
+                    throw new UsageException(key + " = '" + v + "' is not a whole number");
+                }
+                if (n < 1) {
+                    throw new UsageException(key + " = " + n + " must be positive");
+                }
+            }
+        }
+        for (String key : List.of(
+                "readproportion",
+                "updateproportion",
+                "insertproportion",
+                "scanproportion",
+                "readmodifywriteproportion",
+                "deleteproportion")) {
+            String v = effective.getProperty(key);
+            if (v != null) {
+                double d;
+                try {
+                    d = Double.parseDouble(v.trim());
+                } catch (NumberFormatException e) {
+                    throw new UsageException(key + " = '" + v + "' is not a number");
+                }
+                if (!(d >= 0 && d <= 1)) {
+                    throw new UsageException(key + " = " + v.trim() + " must be between 0 and 1");
+                }
+            }
+        }
         String target = effective.getProperty(Client.TARGET_PROPERTY, "0").trim();
         boolean targeted;
         try {

@@ -220,6 +220,15 @@ class YcsbMainTest {
         assertThat(bad.err()).contains("sluice ycsb: sluice.partitions = 'zero': not a whole number");
         assertThat(bad.out()).doesNotContain("[OVERALL]");
 
+        // CoreWorkload's own sizes and proportions: YCSB would fail in its threads and still exit 0
+        Result negative = launch("load", "-P", "workloada", "-p", "fieldlength=-1", "-p", "recordcount=10");
+        assertThat(negative.exit()).as(negative.err()).isEqualTo(2);
+        assertThat(negative.err()).contains("fieldlength = -1 must be positive");
+        assertThat(negative.out()).doesNotContain("[OVERALL]");
+        Result proportion = launch("run", "-P", "workloada", "-p", "readproportion=1.5");
+        assertThat(proportion.exit()).as(proportion.err()).isEqualTo(2);
+        assertThat(proportion.err()).contains("readproportion = 1.5 must be between 0 and 1");
+
         // A bad Env value: refused before YCSB starts and before any store directory exists.
         Result badEnv = launch("load", "-P", "workloada", "-p", "sluice.env.device.iops=lots");
         assertThat(badEnv.exit()).as(badEnv.err()).isEqualTo(2);

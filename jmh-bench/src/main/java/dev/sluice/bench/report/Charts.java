@@ -54,10 +54,29 @@ public final class Charts {
 
     private Charts() {}
 
-    /** Writes every chart into {@code dir}; returns the file names written. */
+    /** The charts written, and the names of those that could not be drawn. */
+    private static final class Written extends ArrayList<String> {
+        final List<String> failed = new ArrayList<>();
+    }
+
+    /** Writes every chart into {@code dir}; returns the file names written (a chart that fails is logged, skipped). */
     public static List<String> write(Path dir, List<Results.Stack> stacks) {
+        return write(dir, stacks, new ArrayList<>());
+    }
+
+    /** As {@link #write(Path, List)}, adding the names of the charts that could not be drawn to {@code failed}. */
+    public static List<String> write(Path dir, List<Results.Stack> stacks, List<String> failed) {
         System.setProperty("java.awt.headless", "true");
-        List<String> out = new ArrayList<>();
+        Written out = new Written();
+        try {
+            draw(dir, stacks, out);
+        } finally {
+            failed.addAll(out.failed);
+        }
+        return out;
+    }
+
+    private static void draw(Path dir, List<Results.Stack> stacks, List<String> out) {
         save(
                 dir,
                 "throughput.png",
@@ -152,7 +171,6 @@ public final class Charts {
                 save(dir, "deferral-" + s.name() + ".png", out, () -> TenantReport.deferralChart(s, PALETTE));
             }
         }
-        return out;
     }
 
     private interface ChartMaker {
@@ -172,6 +190,9 @@ public final class Charts {
                 throw vme;
             }
             log.warn("could not draw {}: {}", name, e.toString());
+            if (out instanceof Written w) {
+                w.failed.add(name);
+            }
         }
     }
 

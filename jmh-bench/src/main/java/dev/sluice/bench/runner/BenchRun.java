@@ -89,6 +89,9 @@ public final class BenchRun {
             throw new BenchInputException("--out " + out + ": cannot create the output directory: " + e, e);
         }
         Path dataRoot = plan.dataRoot();
+        for (int i = 0; i < sc.stacks().size(); i++) {
+            checkReplaceable(dataRoot.resolve((i + 1) + "-" + sc.stacks().get(i).name()));
+        }
         Path scenarioCopy = out.resolve(sc.name() + ".scenario");
         Files.writeString(scenarioCopy, sc.text(), StandardCharsets.UTF_8);
         String command = commandLine(req);
@@ -470,6 +473,29 @@ public final class BenchRun {
                 + System.getProperty("os.arch");
         String jvm = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
         return new Results.Machine(Runtime.getRuntime().availableProcessors(), mem, os, jvm, cpu);
+    }
+
+    /**
+     * A stack's data directory is deleted before the stack runs. That is safe only for what a bench run leaves there: an
+     * empty directory or a Sluice store (its {@code SLUICE} marker). Anything else is refused before the first stack
+     * runs, naming the directory; until 2026-11-26 it was deleted with whatever it held (a hostile-client review lost a
+     * file that way by pointing {@code --out} at an existing directory).
+     */
+    static void checkReplaceable(Path data) throws IOException {
+        if (!Files.exists(data, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.isDirectory(data, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            boolean empty;
+            try (Stream<Path> s = Files.list(data)) {
+                empty = s.findAny().isEmpty();
+            }
+            if (empty || Files.isRegularFile(data.resolve("SLUICE"))) {
+                return;
+            }
+        }
+        throw new BenchInputException(data + " exists and is not a store left by an earlier sluice bench run (no SLUICE"
+                + " marker); the run would delete it. Move it away, or choose another --out / --data-dir");
     }
 
     static void deleteTree(Path p) throws IOException {

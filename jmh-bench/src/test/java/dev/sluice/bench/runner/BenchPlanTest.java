@@ -32,6 +32,34 @@ class BenchPlanTest {
     }
 
     @Test
+    void aStackDataDirectoryHoldingSomethingElseIsRefusedBeforeAnyStackRunsAndKept() throws Exception {
+        Path out = tmp.resolve("out");
+        BenchRun.Plan plan = BenchRun.plan(request("smoke", out, "1g", true));
+        Path data =
+                plan.dataRoot().resolve("1-" + plan.scenario().stacks().get(0).name());
+        java.nio.file.Files.createDirectories(data);
+        java.nio.file.Files.writeString(data.resolve("mine.txt"), "precious");
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+        assertThatThrownBy(() -> BenchRun.run(
+                        request("smoke", out, "1g", true),
+                        new java.io.PrintStream(console),
+                        new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+                        true))
+                .isInstanceOf(BenchInputException.class)
+                .hasMessageContaining(data.toString())
+                .hasMessageContaining("would delete it");
+        assertThat(data.resolve("mine.txt")).hasContent("precious");
+        assertThat(console.toString()).as("no stack ran").doesNotContain("[1/");
+        // an empty directory or a store left by an interrupted run is replaced as before
+        BenchRun.checkReplaceable(tmp.resolve("absent"));
+        java.nio.file.Files.delete(data.resolve("mine.txt"));
+        BenchRun.checkReplaceable(data);
+        java.nio.file.Files.writeString(data.resolve("SLUICE"), "format=1\n");
+        java.nio.file.Files.createDirectories(data.resolve("partitions"));
+        BenchRun.checkReplaceable(data);
+    }
+
+    @Test
     void heapSizesAreParsedLikeTheJvmDoes() {
         assertThat(BenchRun.heapBytes("1g")).isEqualTo(1L << 30);
         assertThat(BenchRun.heapBytes("512M")).isEqualTo(512L << 20);
