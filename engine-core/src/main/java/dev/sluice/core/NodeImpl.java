@@ -151,6 +151,11 @@ final class NodeImpl implements SluiceNode {
         if (config == null) {
             throw new ConfigException("config must not be null");
         }
+        config.controlEventsFile().ifPresent(f -> {
+            if (java.nio.file.Files.isDirectory(f)) {
+                throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " is a directory; give a file path");
+            }
+        });
         Profiles.get(config.profile());
         for (ControlLoopProvider p : resolveControls(config)) {
             try {
@@ -176,6 +181,12 @@ final class NodeImpl implements SluiceNode {
 
     static SluiceNode open(SluiceConfig config, MeterRegistry registry, Ticker ticker) {
         validate(config);
+        if (registry == null) {
+            throw new IllegalArgumentException("registry must not be null (use new SimpleMeterRegistry())");
+        }
+        if (ticker == null) {
+            throw new IllegalArgumentException("ticker must not be null");
+        }
         RocksDB.loadLibrary();
         Profile profile = Profiles.get(config.profile());
         List<ControlLoopProvider> providers = resolveControls(config);
@@ -803,6 +814,9 @@ final class NodeImpl implements SluiceNode {
                 return;
             }
             closed = true;
+        }
+        if (plane != null) {
+            plane.ownerClosing();
         }
         for (RocksPartition p : partitions.values()) {
             p.markClosing(); // new requests fail at once from here on

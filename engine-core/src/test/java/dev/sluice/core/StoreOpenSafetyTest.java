@@ -682,6 +682,23 @@ class StoreOpenSafetyTest {
     }
 
     @Test
+    void aNullRegistryOrAnEventsFileThatIsADirectoryIsRefusedBeforeAnythingIsCreated() throws IOException {
+        Path fresh = dir.resolve("fresh");
+        assertThatThrownBy(() -> Sluice.open(cfg(fresh), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("registry");
+        Path events = Files.createDirectories(dir.resolve("events"));
+        assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(fresh)
+                        .env("default")
+                        .controlEventsFile(events)
+                        .build()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("control.events.file")
+                .hasMessageContaining("is a directory");
+        assertThat(fresh).as("nothing created on the fresh path").doesNotExist();
+    }
+
+    @Test
     void aNullConfigIsAConfigException() {
         assertThatThrownBy(() -> Sluice.open((SluiceConfig) null))
                 .isInstanceOf(ConfigException.class)

@@ -228,6 +228,9 @@ final class StatusSampler {
                     .append(c.partition().name())
                     .append("\r\n");
             for (LsmSnapshot p : node.latestSnapshot().partitions().values()) {
+                if (config.authRequired() && !p.partition().equals(c.partition().name())) {
+                    continue; // a tenant sees only its own partition (the README's promise), not its neighbours'
+                }
                 sb.append("partition_")
                         .append(p.partition())
                         .append(":memtable_watermark=")

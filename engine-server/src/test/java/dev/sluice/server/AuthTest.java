@@ -85,6 +85,10 @@ class AuthTest {
             assertThat(a.get("secret-plan")).isEqualTo("alice's");
             assertThat(b.get("secret-plan")).isEqualTo("bob's");
             assertThat(b.get("a1")).isNull();
+            assertThat(b.info("sluice"))
+                    .as("INFO shows a tenant its own partition only")
+                    .contains("partition_beta:")
+                    .doesNotContain("partition_alpha");
             assertThat(b.exists("a1", "a2")).isZero();
             assertThat(b.mget("a1", "a2")).containsExactly(null, null);
             assertThat(b.del("a1")).isZero();

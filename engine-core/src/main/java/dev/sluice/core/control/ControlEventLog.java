@@ -51,7 +51,10 @@ public final class ControlEventLog implements AutoCloseable {
                 out = Files.newBufferedWriter(
                         jsonLinesFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot open control.events.file " + jsonLinesFile, e);
+                String why = e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                        ? f.getReason()
+                        : Files.isDirectory(jsonLinesFile) ? "it is a directory" : e.toString();
+                throw new UncheckedIOException("cannot open control.events.file " + jsonLinesFile + ": " + why, e);
             }
         }
     }

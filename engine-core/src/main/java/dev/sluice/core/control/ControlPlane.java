@@ -83,10 +83,22 @@ public final class ControlPlane implements AutoCloseable {
         try {
             tickOnce();
         } catch (Throwable t) {
-            if (!closed) {
+            if (!closed && !ownerClosing) {
                 log.error("control tick failed; will retry next period", t);
+            } else {
+                log.debug("control tick ended by the node's close: {}", t.toString());
             }
         }
+    }
+
+    private volatile boolean ownerClosing;
+
+    /**
+     * The node is closing: a tick that fails from now on (its partitions refuse requests) is the close's doing, not an
+     * error to report. Until 2026-11-26 such a tick logged an ERROR with a stack trace on an ordinary close.
+     */
+    public void ownerClosing() {
+        ownerClosing = true;
     }
 
     /** Runs one tick now on the calling thread and returns the events it produced. */
