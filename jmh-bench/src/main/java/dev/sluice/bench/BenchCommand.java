@@ -121,6 +121,11 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (stacks != null && stacks.stream().allMatch(n -> n == null || n.isBlank())) {
+            // "--stacks ," splits into nothing; without this check the run took every stack of the scenario
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--stacks names no stack; give one or more stack names, comma-separated");
+        }
         BenchRun.Request req = new BenchRun.Request(
                 scenario, out, duration, stacks, dataDir, keepData, inProcess, heap, noDevice, noProgress);
         SluiceCli cli = SluiceCli.of(parent);

@@ -134,6 +134,11 @@ class BenchCliTest {
         refused(sluice("bench", "--scenario", "smoke", "--out", out.toString(), "--duration", "abc"), "--duration");
         refused(sluice("bench", "--scenario", "smoke", "--out", out.toString(), "--duration", "0"), "--duration");
         refused(sluice("bench", "--scenario", "smoke", "--out", out.toString(), "--stacks", "nope"), "--stacks");
+        refused(sluice("bench", "--scenario", "smoke", "--out", out.toString(), "--stacks", ","), "--stacks names no");
+        Path typo = Files.writeString(tmp.resolve("typo.scenario"), "name = typo\n[stak rocksdb]\nprofile = x\n");
+        refused(
+                sluice("bench", "--scenario", typo.toString(), "--out", out.toString()),
+                "[stak rocksdb] unknown section");
         refused(sluice("bench", "--scenario", "smoke", "--out", out.toString(), "--bogus"), "--bogus");
         refused(sluice("bench", "--out", out.toString()), "--scenario");
         assertThat(out).doesNotExist();

@@ -623,6 +623,14 @@ public final class ScenarioParser {
                 }
                 String kind = m.group(1);
                 String name = m.group(2);
+                if (!List.of("preload", "device", "phase", "stack", "tenants").contains(kind)) {
+                    throw new ScenarioException(
+                            file,
+                            lineNo,
+                            null,
+                            "[" + kind + (name == null ? "" : " " + name) + "] unknown section; known: [preload],"
+                                    + " [device], [phase NAME], [stack NAME], [tenants]");
+                }
                 boolean named = kind.equals("phase") || kind.equals("stack");
                 if (named && name == null) {
                     throw new ScenarioException(
