@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import site.ycsb.Client;
 
@@ -212,41 +214,31 @@ public final class YcsbMain {
             throw new UsageException("no workload given: add -P workloada (shipped: " + SHIPPED_WORKLOADS
                     + ") or -P <file>, or -p workload=<class>");
         }
-        // Numbers YCSB's Client parses itself (after the store is open, with a stack trace): check them first.
-        for (String key : List.of(
-                Client.THREAD_COUNT_PROPERTY,
-                Client.RECORD_COUNT_PROPERTY,
-                Client.OPERATION_COUNT_PROPERTY,
-                Client.INSERT_COUNT_PROPERTY,
-                "insertstart")) {
+        // Numbers YCSB's Client parses itself (after the store is open, with a stack trace), and CoreWorkload's sizes
+        // (a bad one fails inside YCSB's worker threads: a NegativeArraySizeException per thread, then "Operations 0"
+        // and exit 0): check them first. The value is the smallest each allows.
+        Map<String, Integer> least = new LinkedHashMap<>();
+        least.put(Client.THREAD_COUNT_PROPERTY, 1);
+        least.put(Client.RECORD_COUNT_PROPERTY, 0);
+        least.put(Client.OPERATION_COUNT_PROPERTY, 0);
+        least.put(Client.INSERT_COUNT_PROPERTY, 0);
+        least.put("insertstart", 0);
+        for (String key : List.of("fieldcount", "fieldlength", "minfieldlength", "minscanlength", "maxscanlength")) {
+            least.put(key, 1);
+        }
+        for (Map.Entry<String, Integer> e : least.entrySet()) {
+            String key = e.getKey();
             String v = effective.getProperty(key);
             if (v != null) {
                 long n;
                 try {
                     n = Integer.parseInt(v.trim());
-                } catch (NumberFormatException e) {
+                } catch (NumberFormatException x) {
                     throw new UsageException(key + " = '" + v + "' is not a whole number");
                 }
-                if (n < (key.equals(Client.THREAD_COUNT_PROPERTY) ? 1 : 0)) {
-                    throw new UsageException(key + " = " + n + " must be "
-                            + (key.equals(Client.THREAD_COUNT_PROPERTY) ? "positive" : "0 or more"));
-                }
-            }
-        }
-        // CoreWorkload's sizes and proportions: a bad one fails inside YCSB's worker threads (a
-        // NegativeArraySizeException
-        // per thread, then "Operations 0" and exit 0), so check them here too.
-        for (String key : List.of("fieldcount", "fieldlength", "minfieldlength", "minscanlength", "maxscanlength")) {
-            String v = effective.getProperty(key);
-            if (v != null) {
-                long n;
-                try {
-                    n = Long.parseLong(v.trim());
-                } catch (NumberFormatException e) {
-                    throw new UsageException(key + " = '" + v + "' is not a whole number");
-                }
-                if (n < 1) {
-                    throw new UsageException(key + " = " + n + " must be positive");
+                if (n < e.getValue()) {
+                    throw new UsageException(
+                            key + " = " + n + " must be " + (e.getValue() == 1 ? "positive" : "0 or more"));
                 }
             }
         }
