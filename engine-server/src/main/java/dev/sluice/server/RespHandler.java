@@ -113,7 +113,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Runs on every request: compares bytes, allocating nothing unless the length already matches. */
     private static boolean crossProtocol(byte[] name) {
+        if (name.length != 4 && name.length != 5) {
+            return false;
+        }
         String n = new String(name, java.nio.charset.StandardCharsets.US_ASCII);
         return n.equalsIgnoreCase("POST") || n.equalsIgnoreCase("Host:");
     }
