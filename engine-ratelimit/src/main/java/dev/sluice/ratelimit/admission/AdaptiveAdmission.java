@@ -94,6 +94,17 @@ import java.util.Map;
  *       memory→L1 merges and Eq. 2 had cut the rate to ~3,600 requests/s, the next merge drained the buffer from 77 %
  *       to 16 % over ~50 s while every client waited at the gate, and the rate rose only once per period; those
  *       seconds were the run's 25 slowest and set its P99 tail.
+ *   <li>Raising while the buffer drains <i>above</i> the target (2026-11-26, {@code drain.horizon.seconds}, default
+ *       {@value #DRAIN_HORIZON_SECONDS}; 0 = off): after {@code drain.ticks} draining ticks with the gate binding, the
+ *       merges' pace is estimated as the watermark's fall per second over those ticks plus the admitted writes' bytes
+ *       per second (as fractions of the write-buffer budget), and the rate is raised to the one at which the buffer
+ *       still falls fast enough to reach the target within the horizon: at most ×{@value #RECOVERY_STEP} a tick and
+ *       up to the rate before Eq. 2's last cuts. The raise ends itself: the first tick the buffer no longer falls ends
+ *       the run of draining ticks. While such a run lasts, Eq. 2's periodic cut is skipped. Measured on
+ *       cruise-a-variant (docs/benchmarks.md, official run 5 and experiment 8): after a deep compaction had blocked
+ *       the memory→L1 merges and Eq. 2 had cut the rate to ~3,300 requests/s, the next merge drained the buffer from
+ *       79 % to 52 % in 22 s at about 1.2 points/s (about ten thousand writes a second) while the rate held at 3,344:
+ *       Eq. 2's derivative term, meant for this, gives ×0.99 at the defaults. Those seconds set the run's P99 tail.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -125,7 +136,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             double changeThreshold,
             WatermarkSource watermarkSource,
             long periodNanos,
-            int drainTicks) {}
+            int drainTicks,
+            double drainHorizonSeconds) {}
 
     public enum Mode {
         WARMUP,
@@ -159,6 +171,10 @@ public final class AdaptiveAdmission implements ControlLoop {
         boolean recovering;
         /** Consecutive ticks, up to this one, at which the watermark fell by more than {@link #DRAIN_FALL}. */
         int drainingTicks;
+        /** The watermark just before the current run of draining ticks began. */
+        double drainFrom = Double.NaN;
+        /** Seconds covered by the current run of draining ticks. */
+        double drainSeconds;
         /** The rate before the last sequence of Eq. 2 cuts began (NaN before the first cut). */
         double cutFrom = Double.NaN;
         /** Eq. 2's last adjustment was a cut. */
@@ -194,6 +210,12 @@ public final class AdaptiveAdmission implements ControlLoop {
      * and the watermark, below high, falls or is at or below the target, up to min(T_c, the rate at entry).
      */
     static final double RECOVERY_STEP = 1.5;
+
+    /**
+     * The default of {@code drain.horizon.seconds}: above the target, a buffer that drains tick after tick with the gate
+     * binding may take a rate at which it still reaches the target within this many seconds (see the class comment).
+     */
+    public static final double DRAIN_HORIZON_SECONDS = 30;
 
     /** A tick counts as draining when the watermark fell by more than this since the previous tick. */
     static final double DRAIN_FALL = 0.005;
@@ -277,7 +299,16 @@ public final class AdaptiveAdmission implements ControlLoop {
         }
         double y = s.watermarkSource().of(ls);
         boolean fell = !Double.isNaN(st.previousWatermark) && y < st.previousWatermark - DRAIN_FALL;
-        st.drainingTicks = fell ? st.drainingTicks + 1 : 0;
+        if (!fell) {
+            st.drainingTicks = 0;
+        } else {
+            if (st.drainingTicks == 0) {
+                st.drainFrom = st.previousWatermark;
+                st.drainSeconds = 0;
+            }
+            st.drainingTicks++;
+            st.drainSeconds += ls.intervalNanos() / 1e9;
+        }
         try {
             return step(ls, st, y);
         } finally {
@@ -401,6 +432,34 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.mode = Mode.FEEDBACK;
                 return emit(ls, st, before, reason);
             }
+            boolean drainingAbove = s.drainHorizonSeconds() > 0
+                    && s.drainTicks() > 0
+                    && st.drainingTicks >= s.drainTicks()
+                    && y >= s.targetWatermark();
+            if (drainingAbove && binding && !Double.isNaN(st.cutFrom) && st.rate < st.cutFrom) {
+                double raised = drainRaise(ls, st, y);
+                if (raised > st.rate * (1 + s.changeThreshold())) {
+                    double was = st.rate;
+                    st.rate = raised;
+                    st.mode = Mode.FEEDBACK;
+                    return emit(
+                            ls,
+                            st,
+                            before,
+                            String.format(
+                                    "watermark %.0f%% above the target but falling for %d ticks (%.2f points/s) with"
+                                            + " the gate binding: x%.3f, a rate at which it still reaches the target"
+                                            + " within %.0f s (up to x%.1f a tick and %.0f/s, the rate before Eq. 2's"
+                                            + " last cuts)",
+                                    100 * y,
+                                    st.drainingTicks,
+                                    100 * (st.drainFrom - y) / st.drainSeconds,
+                                    st.rate / was,
+                                    s.drainHorizonSeconds(),
+                                    RECOVERY_STEP,
+                                    st.cutFrom));
+                }
+            }
             if (st.periodNanos < s.periodNanos()) {
                 return null; // Eq. 2 adjusts once per period
             }
@@ -411,6 +470,13 @@ public final class AdaptiveAdmission implements ControlLoop {
             double e = y - s.targetWatermark();
             double factor = 1 - s.k1() * e - s.k2() * (e - st.previousError);
             factor = Math.max(0.1, Math.min(2.0, factor));
+            if (factor < 1 && drainingAbove) {
+                // The buffer already drains, tick after tick: a cut now only lowers the rate the drain rule above
+                // then has to climb back from (cruise-a-variant official run 5: held at 3,344/s for 22 s while the
+                // buffer fell from 79 % to 52 %).
+                st.previousError = e;
+                return null;
+            }
             // Anti-windup: a cut starts from what is actually admitted, not from a limit the load never reached.
             double base = factor < 1 ? Math.min(st.rate, Math.max(demand, st.demandEwma)) : st.rate;
             if (factor < 1 && !st.cutting) {
@@ -467,6 +533,33 @@ public final class AdaptiveAdmission implements ControlLoop {
                         "recovering after conservative mode: watermark %.0f%% (%+.1f points), gate binding:"
                                 + " x%.2f towards %.0f/s = min(T_c, rate at entry)",
                         100 * y, 100 * (y - st.previousWatermark), st.rate / was, ceiling));
+    }
+
+    /**
+     * The rate for a buffer that drains above the target (see the class comment): the merges take out what the buffer
+     * lost per second over the current run of draining ticks plus what the admitted writes put in; the rate is scaled
+     * so that the buffer still falls fast enough to reach the target within {@code drain.horizon.seconds}, at most by
+     * {@link #RECOVERY_STEP} a tick and up to the rate before Eq. 2's last cuts. NaN when the inflow is unknown (no
+     * writes this tick, or no write-buffer budget).
+     */
+    private double drainRaise(LsmSnapshot ls, State st, double y) {
+        double interval = ls.intervalNanos() / 1e9;
+        long writes = ls.opsDelta().writes();
+        if (writes <= 0 || ls.memtableBudgetBytes() <= 0 || st.drainSeconds <= 0) {
+            return Double.NaN;
+        }
+        double bytesPerWrite = ls.opsDelta().bytesWritten() > 0
+                ? (double) ls.opsDelta().bytesWritten() / writes
+                : (double) ls.ops().bytesWritten() / Math.max(1, ls.ops().writes());
+        double inflow = writes * bytesPerWrite / interval / ls.memtableBudgetBytes(); // budget fractions per second
+        if (inflow <= 0) {
+            return Double.NaN;
+        }
+        double fall = (st.drainFrom - y) / st.drainSeconds;
+        double merged = fall + inflow;
+        double wanted = (y - s.targetWatermark()) / s.drainHorizonSeconds();
+        double scale = (merged - wanted) / inflow;
+        return Math.min(st.cutFrom, st.rate * Math.min(RECOVERY_STEP, scale));
     }
 
     /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */

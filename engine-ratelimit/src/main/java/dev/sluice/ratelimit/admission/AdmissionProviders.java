@@ -109,6 +109,17 @@ public final class AdmissionProviders {
                     + " back, Eq. 2's raise applies at every tick (up to the rate before its last cuts) instead of once"
                     + " per period; 0 = never (Eq. 2 alone, as the paper)");
 
+    static final Option<Double> DRAIN_HORIZON_SECONDS = Option.doubleOption(
+            "drain.horizon.seconds",
+            AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+            0,
+            3600,
+            "s",
+            "above the target, after drain.ticks ticks in a row at which the watermark fell while the gate held requests"
+                    + " back, the rate is raised (up to x1.5 a tick and the rate before Eq. 2's last cuts) to one at"
+                    + " which the buffer still reaches the target within this many seconds, and Eq. 2 does not cut;"
+                    + " 0 = never");
+
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -151,7 +162,8 @@ public final class AdmissionProviders {
                     DEVICE_WRITE_MBPS,
                     CHANGE_THRESHOLD,
                     PERIOD_SECONDS,
-                    DRAIN_TICKS);
+                    DRAIN_TICKS,
+                    DRAIN_HORIZON_SECONDS);
         }
 
         @Override
@@ -178,7 +190,8 @@ public final class AdmissionProviders {
                     ctx.get(CHANGE_THRESHOLD),
                     WatermarkSource.parse(ctx.get(WATERMARK_SOURCE)),
                     (long) (ctx.get(PERIOD_SECONDS) * 1e9),
-                    (int) (long) ctx.get(DRAIN_TICKS));
+                    (int) (long) ctx.get(DRAIN_TICKS),
+                    ctx.get(DRAIN_HORIZON_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

@@ -40,6 +40,9 @@ class AdaptiveAdmissionTest {
 
     long rejectedNext = 0;
 
+    /** The write-buffer budget of the next ticks' snapshots. */
+    long budgetBytes = BUDGET;
+
     static AdaptiveAdmission.Settings settings(double initialRate, double readMbps, double writeMbps) {
         return new AdaptiveAdmission.Settings(
                 0.5,
@@ -56,7 +59,8 @@ class AdaptiveAdmissionTest {
                 0.01,
                 WatermarkSource.MEMTABLE,
                 SEC,
-                AdaptiveAdmission.DRAIN_TICKS);
+                AdaptiveAdmission.DRAIN_TICKS,
+                AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
     }
 
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
@@ -75,9 +79,9 @@ class AdaptiveAdmissionTest {
                 "p",
                 now,
                 SEC,
-                (long) (y * BUDGET),
+                (long) (y * budgetBytes),
                 0,
-                BUDGET,
+                budgetBytes,
                 0,
                 64L << 20,
                 2,
@@ -408,8 +412,14 @@ class AdaptiveAdmissionTest {
 
     /** t_0 = 4,000 with a 10-s period, then one Eq. 2 cut (watermark 70 %, e = 0.2, flat: x0.9) to 3,600. */
     AdaptiveAdmission cutOnceFrom4000(int drainTicks) {
+        return cutOnceFrom4000(drainTicks, AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+    }
+
+    AdaptiveAdmission cutOnceFrom4000(int drainTicks, double drainHorizonSeconds) {
         AdaptiveAdmission c = new AdaptiveAdmission(
-                "admission", withDrainTicks(withPeriod(settings(4_000, 0, 0), 10 * SEC), drainTicks));
+                "admission",
+                withDrainHorizon(
+                        withDrainTicks(withPeriod(settings(4_000, 0, 0), 10 * SEC), drainTicks), drainHorizonSeconds));
         assertThat(rateOf(c.decide(tick(0.7, 2000, 2000, 5), now))).isEqualTo(4_000);
         ticks(c, 2000, 2000, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7);
         assertThat(c.state("p").rate()).isCloseTo(3_600, within(0.01));
@@ -449,7 +459,7 @@ class AdaptiveAdmissionTest {
      * Open loop: the replayed rates do not change the recording, so this shows what the controller would have set, not
      * what the store would then have done. Returns the rate after each second.
      */
-    Map<Integer, Double> replayEpisode(int drainTicks) throws Exception {
+    Map<Integer, Double> replayEpisode(int drainTicks, double drainHorizonSeconds) throws Exception {
         List<String> lines;
         try (var in = AdaptiveAdmissionTest.class.getResourceAsStream("/admission/cruise-1800-episode.csv")) {
             lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
@@ -467,7 +477,10 @@ class AdaptiveAdmissionTest {
             if (c == null) {
                 c = new AdaptiveAdmission(
                         "admission",
-                        withDrainTicks(withPeriod(settings(Double.parseDouble(f[5]), 0, 0), 10 * SEC), drainTicks));
+                        withDrainHorizon(
+                                withDrainTicks(
+                                        withPeriod(settings(Double.parseDouble(f[5]), 0, 0), 10 * SEC), drainTicks),
+                                drainHorizonSeconds));
             }
             queuedNext = Integer.parseInt(f[4]);
             c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 5), now);
@@ -478,8 +491,9 @@ class AdaptiveAdmissionTest {
 
     @Test
     void replayingTheRecordedDrainOfThe1800SecondRunTheRuleRaisesTheRateWhereEquation2AloneCrawls() throws Exception {
-        Map<Integer, Double> eq2 = replayEpisode(0);
-        Map<Integer, Double> drain = replayEpisode(AdaptiveAdmission.DRAIN_TICKS);
+        // The rule below the target alone (drain.horizon.seconds = 0; the rule above the target: the next test).
+        Map<Integer, Double> eq2 = replayEpisode(0, 0);
+        Map<Integer, Double> drain = replayEpisode(AdaptiveAdmission.DRAIN_TICKS, 0);
         // Eq. 2 alone reproduces the recording's shape: cut while the watermark rose to 77 %, then a crawl while it
         // fell.
         assertThat(eq2.get(540)).as("cut below the rate at s 440").isLessThan(5_000);
@@ -504,14 +518,40 @@ class AdaptiveAdmissionTest {
     }
 
     @Test
-    void noRaiseWhileDrainingAboveTheTargetWithTheGateIdleBeforeAnyCutOrWithDrainTicksZero() {
+    void replayingThe1800SecondRunWithBothRulesTheRateClimbsAsSoonAsTheBufferDrainsAboveTheTarget() throws Exception {
+        Map<Integer, Double> below = replayEpisode(AdaptiveAdmission.DRAIN_TICKS, 0);
+        Map<Integer, Double> both =
+                replayEpisode(AdaptiveAdmission.DRAIN_TICKS, AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+        // Recorded: the watermark peaks at 77 % near s 538 and falls from there, above the target until near s 557.
+        assertThat(both.get(538)).isEqualTo(below.get(538));
+        assertThat(both.get(545)).as("s 545, still above the target").isGreaterThan(2 * below.get(545));
+        double beforeCuts = below.entrySet().stream()
+                .filter(e -> e.getKey() <= 530)
+                .mapToDouble(Map.Entry::getValue)
+                .max()
+                .orElseThrow();
+        for (int second = 539; second <= 549; second++) {
+            assertThat(both.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
+        }
+    }
+
+    @Test
+    void noRaiseWhileDrainingAboveTheTargetWithoutAHorizonWithTheGateIdleBeforeAnyCutOrWithDrainTicksZero() {
         queuedNext = 16;
-        AdaptiveAdmission above = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        AdaptiveAdmission above = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS, 0);
         for (double y : new double[] {0.68, 0.65, 0.62, 0.59, 0.56, 0.53}) {
             assertThat(above.decide(tick(y, 2000, 2000, 5), now))
-                    .as("above the target at %s", y)
+                    .as("above the target at %s, drain.horizon.seconds = 0", y)
                     .isEmpty();
         }
+        queuedNext = 0;
+        AdaptiveAdmission idleAbove = cutOnceFrom4000(AdaptiveAdmission.DRAIN_TICKS);
+        for (double y : new double[] {0.68, 0.65, 0.62, 0.59, 0.56, 0.53}) {
+            assertThat(idleAbove.decide(tick(y, 2000, 2000, 5), now))
+                    .as("above the target at %s, gate idle", y)
+                    .isEmpty();
+        }
+        queuedNext = 16;
         AdaptiveAdmission off = cutOnceFrom4000(0);
         for (double y : new double[] {0.45, 0.42, 0.39, 0.36, 0.33}) {
             assertThat(off.decide(tick(y, 2000, 2000, 5), now))
@@ -532,6 +572,152 @@ class AdaptiveAdmissionTest {
             assertThat(uncut.decide(tick(y, 2000, 2000, 5), now))
                     .as("no cut yet at %s", y)
                     .isEmpty();
+        }
+    }
+
+    /**
+     * t_0 = 8,000 with a 10-s period, load at the rate (4,000 reads + 4,000 writes a second), then three Eq. 2 periods
+     * at 78 % (e = 0.28, flat: x0.86 each) to 5,088.4; the rate before the cuts, 8,000.
+     */
+    AdaptiveAdmission cutThriceFrom8000(double drainHorizonSeconds) {
+        AdaptiveAdmission c = new AdaptiveAdmission(
+                "admission", withDrainHorizon(withPeriod(settings(8_000, 0, 0), 10 * SEC), drainHorizonSeconds));
+        assertThat(rateOf(c.decide(tick(0.78, 4000, 4000, 5), now))).isEqualTo(8_000);
+        for (int i = 0; i < 30; i++) {
+            c.decide(tick(0.78, 4000, 4000, 5), now);
+        }
+        assertThat(c.state("p").rate()).isCloseTo(8_000 * 0.86 * 0.86 * 0.86, within(0.01));
+        return c;
+    }
+
+    @Test
+    void aboveTheTargetABufferDrainingTickAfterTickTakesTheRateAtWhichItStillReachesTheTargetWithinTheHorizon() {
+        AdaptiveAdmission c = cutThriceFrom8000(30);
+        double rate = c.state("p").rate();
+        queuedNext = 16;
+        long writes = 2544; // the load at the cut rate
+        assertThat(c.decide(tick(0.77, writes, writes, 5), now))
+                .as("one draining tick")
+                .isEmpty();
+        assertThat(c.decide(tick(0.76, writes, writes, 5), now)).as("two").isEmpty();
+        List<Action> a = c.decide(tick(0.75, writes, writes, 5), now);
+        // Falling 1 point a second while the writes put in 2,544 x 1,040 B a second: the merges take out both. To reach
+        // 50 % within 30 s the buffer must fall (0.75 - 0.5) / 30 a second.
+        double inflow = writes * 1040.0 / BUDGET;
+        double scale = (0.01 + inflow - 0.25 / 30) / inflow;
+        assertThat(scale).as("the scenario's own arithmetic").isBetween(1.01, 1.5);
+        assertThat(rateOf(a)).isCloseTo(rate * scale, within(0.5));
+        assertThat(a.get(0).reason())
+                .contains("above the target but falling for 3 ticks")
+                .contains("within 30 s");
+        assertThat(rateOf(c.decide(tick(0.70, writes, writes, 5), now)))
+                .as("falling faster: up to the rate before the cuts")
+                .isCloseTo(8_000, within(0.01));
+        assertThat(c.decide(tick(0.62, writes, writes, 5), now))
+                .as("at the ceiling")
+                .isEmpty();
+
+        // A fast fall: at most x1.5 a tick.
+        AdaptiveAdmission fast = cutThriceFrom8000(30);
+        fast.decide(tick(0.76, writes, writes, 5), now);
+        fast.decide(tick(0.74, writes, writes, 5), now);
+        double fastScale = ((0.78 - 0.71) / 3 + inflow - 0.21 / 30) / inflow;
+        assertThat(fastScale).as("the scenario's own arithmetic").isGreaterThan(1.5);
+        assertThat(rateOf(fast.decide(tick(0.71, writes, writes, 5), now))).isCloseTo(rate * 1.5, within(0.5));
+
+        // A tick at which the buffer no longer falls ends it; Eq. 2 is back.
+        AdaptiveAdmission stop = cutThriceFrom8000(30);
+        stop.decide(tick(0.77, writes, writes, 5), now);
+        stop.decide(tick(0.76, writes, writes, 5), now);
+        assertThat(stop.decide(tick(0.758, writes, writes, 5), now))
+                .as("fell by less than half a point")
+                .isEmpty();
+        assertThat(stop.decide(tick(0.75, writes, writes, 5), now)).isEmpty();
+        assertThat(stop.state("p").rate()).isCloseTo(rate, within(0.01));
+    }
+
+    @Test
+    void equation2DoesNotCutWhileTheBufferDrainsAboveTheTargetAndStillDoesWithoutAHorizon() {
+        queuedNext = 0; // the gate idle: no raise, only Eq. 2 at the period's end
+        for (double horizon : new double[] {30, 0}) {
+            AdaptiveAdmission c = cutThriceFrom8000(horizon);
+            double rate = c.state("p").rate();
+            List<Action> last = List.of();
+            // Ten ticks, 0.6 points each (78 % -> 72 %); Eq. 2's period ends at the tenth: e = 0.22, e - e_prev =
+            // -0.06,
+            // x(1 - 0.11 + 0.024) = x0.914.
+            for (int i = 1; i <= 10; i++) {
+                last = c.decide(tick(0.78 - 0.006 * i, 2544, 2544, 5), now);
+            }
+            if (horizon > 0) {
+                assertThat(last).as("draining for ten ticks: no cut").isEmpty();
+                assertThat(c.state("p").rate()).isCloseTo(rate, within(0.01));
+            } else {
+                assertThat(rateOf(last)).as("Eq. 2 alone").isCloseTo(rate * 0.914, within(1.0));
+            }
+        }
+    }
+
+    /**
+     * Replays seconds 380-500 of cruise-a-variant's official run 5 (docs/benchmarks.md): a deep compaction blocked the
+     * memory->L1 merges (the watermark rose from 58 % to 79 % by s 440 while Eq. 2 cut the rate from 7,257 to 3,395),
+     * then a merge drained it to 52 % by s 462 while the rate held at 3,344-3,395, the run's slowest seconds. Open loop,
+     * as {@link #replayEpisode}; the budget is the stack's 12 x 64 MiB.
+     */
+    Map<Integer, Double> replayRun5(double drainHorizonSeconds) throws Exception {
+        List<String> lines;
+        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream("/admission/cruise-run5-episode.csv")) {
+            lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    .lines()
+                    .toList();
+        }
+        budgetBytes = 768L << 20;
+        AdaptiveAdmission c = null;
+        Map<Integer, Double> rates = new java.util.TreeMap<>();
+        for (String line : lines) {
+            if (line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split(",");
+            if (c == null) {
+                c = new AdaptiveAdmission(
+                        "admission",
+                        withDrainHorizon(
+                                withPeriod(settings(Double.parseDouble(f[5]), 0, 0), 10 * SEC), drainHorizonSeconds));
+            }
+            queuedNext = Integer.parseInt(f[4]);
+            c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 5), now);
+            rates.put(Integer.parseInt(f[0]), c.state("p").rate());
+        }
+        return rates;
+    }
+
+    @Test
+    void replayingOfficialRun5sDrainAboveTheTargetTheRateClimbsBackWithinSecondsWhereEquation2HeldIt()
+            throws Exception {
+        Map<Integer, Double> eq2 = replayRun5(0);
+        Map<Integer, Double> drain = replayRun5(AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+        double start = eq2.get(380);
+        // Without the horizon the replay reproduces the recording: cut while the buffer rose, held while it fell.
+        assertThat(eq2.get(440)).as("cut while the buffer rose").isLessThan(0.75 * start);
+        for (int second = 441; second <= 460; second++) {
+            assertThat(eq2.get(second)).as("s %d: held", second).isLessThanOrEqualTo(eq2.get(440) * 1.01);
+        }
+        // The same until the buffer has fallen for drain.ticks ticks (s 440 is the first tick below 79 %).
+        for (int second = 380; second <= 441; second++) {
+            assertThat(drain.get(second)).as("s %d", second).isEqualTo(eq2.get(second));
+        }
+        // Then up within a few ticks, to the rate before the cuts began (what the tree took at a lower watermark)
+        // and no further.
+        double beforeCuts = eq2.entrySet().stream()
+                .filter(e -> e.getKey() <= 440)
+                .mapToDouble(Map.Entry::getValue)
+                .max()
+                .orElseThrow();
+        assertThat(drain.get(443)).as("s 443").isGreaterThan(2 * eq2.get(443));
+        assertThat(drain.get(450)).as("s 450").isGreaterThan(0.95 * beforeCuts);
+        for (int second = 441; second <= 462; second++) {
+            assertThat(drain.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
         }
     }
 
@@ -591,27 +777,36 @@ class AdaptiveAdmissionTest {
                 0.01,
                 WatermarkSource.MEMTABLE,
                 SEC,
-                AdaptiveAdmission.DRAIN_TICKS);
+                AdaptiveAdmission.DRAIN_TICKS,
+                AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
         assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
     }
 
     static AdaptiveAdmission.Settings withSource(AdaptiveAdmission.Settings s, WatermarkSource source) {
-        return copy(s, source, s.periodNanos(), s.drainTicks());
+        return copy(s, source, s.periodNanos(), s.drainTicks(), s.drainHorizonSeconds());
     }
 
     static AdaptiveAdmission.Settings withDrainTicks(AdaptiveAdmission.Settings s, int drainTicks) {
-        return copy(s, s.watermarkSource(), s.periodNanos(), drainTicks);
+        return copy(s, s.watermarkSource(), s.periodNanos(), drainTicks, s.drainHorizonSeconds());
+    }
+
+    static AdaptiveAdmission.Settings withDrainHorizon(AdaptiveAdmission.Settings s, double seconds) {
+        return copy(s, s.watermarkSource(), s.periodNanos(), s.drainTicks(), seconds);
     }
 
     static AdaptiveAdmission.Settings withPeriod(AdaptiveAdmission.Settings s, long periodNanos) {
-        return copy(s, s.watermarkSource(), periodNanos, s.drainTicks());
+        return copy(s, s.watermarkSource(), periodNanos, s.drainTicks(), s.drainHorizonSeconds());
     }
 
-    /** {@code s} with the watermark source, the Eq. 2 period and {@code drain.ticks} replaced. */
+    /** {@code s} with the watermark source, the Eq. 2 period, {@code drain.ticks} and the drain horizon replaced. */
     private static AdaptiveAdmission.Settings copy(
-            AdaptiveAdmission.Settings s, WatermarkSource source, long periodNanos, int drainTicks) {
+            AdaptiveAdmission.Settings s,
+            WatermarkSource source,
+            long periodNanos,
+            int drainTicks,
+            double drainHorizonSeconds) {
         return new AdaptiveAdmission.Settings(
                 s.k1(),
                 s.k2(),
@@ -627,7 +822,8 @@ class AdaptiveAdmissionTest {
                 s.changeThreshold(),
                 source,
                 periodNanos,
-                drainTicks);
+                drainTicks,
+                drainHorizonSeconds);
     }
 
     @Test
