@@ -105,8 +105,8 @@ public final class AdmissionProviders {
             0,
             3600,
             "ticks",
-            "below the target, after this many ticks in a row at which the watermark fell while the gate held requests"
-                    + " back, Eq. 2's raise applies at every tick (up to the rate before its last cuts) instead of once"
+            "below the target, after this many ticks in a row at which the watermark fell (by more than half a point a"
+                    + " second at their median) while the gate held requests back, Eq. 2's raise applies at every tick (up to the rate before its last cuts) instead of once"
                     + " per period; 0 = never (Eq. 2 alone, as the paper)");
 
     static final Option<Double> DRAIN_HORIZON_SECONDS = Option.doubleOption(

@@ -524,7 +524,7 @@ class AdaptiveAdmissionTest {
                 replayEpisode(AdaptiveAdmission.DRAIN_TICKS, AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
         // Recorded: the watermark peaks at 77 % near s 538 and falls from there, above the target until near s 557.
         assertThat(both.get(538)).isEqualTo(below.get(538));
-        assertThat(both.get(545)).as("s 545, still above the target").isGreaterThan(2 * below.get(545));
+        assertThat(both.get(545)).as("s 545, still above the target").isGreaterThan(1.5 * below.get(545));
         double beforeCuts = below.entrySet().stream()
                 .filter(e -> e.getKey() <= 530)
                 .mapToDouble(Map.Entry::getValue)
@@ -610,28 +610,40 @@ class AdaptiveAdmissionTest {
         assertThat(a.get(0).reason())
                 .contains("above the target but falling for 3 ticks")
                 .contains("within 30 s");
-        assertThat(rateOf(c.decide(tick(0.70, writes, writes, 5), now)))
-                .as("falling faster: up to the rate before the cuts")
-                .isCloseTo(8_000, within(0.01));
-        assertThat(c.decide(tick(0.62, writes, writes, 5), now))
+        // The admitted load follows the raised rate; the buffer falls faster and faster: up to the rate before the
+        // cuts, no further.
+        long w = Math.round(c.state("p").rate() / 2);
+        assertThat(rateOf(c.decide(tick(0.72, w, w, 5), now))).isGreaterThan(rate * scale);
+        w = Math.round(c.state("p").rate() / 2);
+        c.decide(tick(0.68, w, w, 5), now);
+        w = Math.round(c.state("p").rate() / 2);
+        c.decide(tick(0.63, w, w, 5), now);
+        assertThat(c.state("p").rate()).isCloseTo(8_000, within(0.01));
+        assertThat(c.decide(tick(0.58, 4000, 4000, 5), now))
                 .as("at the ceiling")
                 .isEmpty();
 
-        // A fast fall: at most x1.5 a tick.
+        // A fast fall: at most x1.5 a tick. Falls of 2, 2 and 3 points: the median, 2 points a second.
         AdaptiveAdmission fast = cutThriceFrom8000(30);
         fast.decide(tick(0.76, writes, writes, 5), now);
         fast.decide(tick(0.74, writes, writes, 5), now);
-        double fastScale = ((0.78 - 0.71) / 3 + inflow - 0.21 / 30) / inflow;
+        double fastScale = (0.02 + inflow - 0.21 / 30) / inflow;
         assertThat(fastScale).as("the scenario's own arithmetic").isGreaterThan(1.5);
         assertThat(rateOf(fast.decide(tick(0.71, writes, writes, 5), now))).isCloseTo(rate * 1.5, within(0.5));
+
+        // One step down (a flush, a merge's end) among slow falls does not move the median: no raise.
+        AdaptiveAdmission step = cutThriceFrom8000(30);
+        step.decide(tick(0.775, writes, writes, 5), now);
+        step.decide(tick(0.70, writes, writes, 5), now);
+        assertThat(step.decide(tick(0.697, writes, writes, 5), now))
+                .as("falls of 0.5, 7.5 and 0.3 points: median 0.5, not more")
+                .isEmpty();
 
         // A tick at which the buffer no longer falls ends it; Eq. 2 is back.
         AdaptiveAdmission stop = cutThriceFrom8000(30);
         stop.decide(tick(0.77, writes, writes, 5), now);
         stop.decide(tick(0.76, writes, writes, 5), now);
-        assertThat(stop.decide(tick(0.758, writes, writes, 5), now))
-                .as("fell by less than half a point")
-                .isEmpty();
+        assertThat(stop.decide(tick(0.76, writes, writes, 5), now)).as("flat").isEmpty();
         assertThat(stop.decide(tick(0.75, writes, writes, 5), now)).isEmpty();
         assertThat(stop.state("p").rate()).isCloseTo(rate, within(0.01));
     }
@@ -665,8 +677,12 @@ class AdaptiveAdmissionTest {
      * as {@link #replayEpisode}; the budget is the stack's 12 x 64 MiB.
      */
     Map<Integer, Double> replayRun5(double drainHorizonSeconds) throws Exception {
+        return replay("/admission/cruise-run5-episode.csv", drainHorizonSeconds);
+    }
+
+    Map<Integer, Double> replay(String resource, double drainHorizonSeconds) throws Exception {
         List<String> lines;
-        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream("/admission/cruise-run5-episode.csv")) {
+        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream(resource)) {
             lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
                     .lines()
                     .toList();
@@ -718,6 +734,26 @@ class AdaptiveAdmissionTest {
         assertThat(drain.get(450)).as("s 450").isGreaterThan(0.95 * beforeCuts);
         for (int second = 441; second <= 462; second++) {
             assertThat(drain.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
+        }
+    }
+
+    /**
+     * Official run 6 (docs/benchmarks.md), run with the first form of the rule, which asked every draining tick for a
+     * fall of more than half a point: from s 411 the buffer drained at ~0.6 points a second, its ticks between 0.2 and 1
+     * point, and the rule acted only at s 433; s 422-431 at 5,409 requests/s were the run's slowest seconds. With the
+     * median it acts within seconds of the drain's start.
+     */
+    @Test
+    void replayingOfficialRun6sSlowSteadyDrainTheMedianFallActsWithinSeconds() throws Exception {
+        Map<Integer, Double> eq2 = replay("/admission/cruise-run6-episode.csv", 0);
+        Map<Integer, Double> drain =
+                replay("/admission/cruise-run6-episode.csv", AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+        for (int second = 370; second <= 410; second++) {
+            assertThat(drain.get(second)).as("s %d, the buffer rising", second).isEqualTo(eq2.get(second));
+        }
+        assertThat(drain.get(418)).as("s 418").isGreaterThan(1.2 * eq2.get(418));
+        for (int second = 418; second <= 431; second++) {
+            assertThat(drain.get(second)).as("s %d", second).isGreaterThan(1.2 * eq2.get(second));
         }
     }
 
