@@ -460,12 +460,22 @@ class AdaptiveAdmissionTest {
      * what the store would then have done. Returns the rate after each second.
      */
     Map<Integer, Double> replayEpisode(int drainTicks, double drainHorizonSeconds) throws Exception {
+        return replay("/admission/cruise-1800-episode.csv", drainTicks, drainHorizonSeconds);
+    }
+
+    /**
+     * Replays a recorded episode (second, unmerged watermark, reads, inserts, queued, rate applied) into a controller
+     * that starts at the first second's rate, with the stack's write-buffer budget (12 x 64 MiB). Returns the rate after
+     * each second.
+     */
+    Map<Integer, Double> replay(String resource, int drainTicks, double drainHorizonSeconds) throws Exception {
         List<String> lines;
-        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream("/admission/cruise-1800-episode.csv")) {
+        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream(resource)) {
             lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
                     .lines()
                     .toList();
         }
+        budgetBytes = 768L << 20;
         AdaptiveAdmission c = null;
         Map<Integer, Double> rates = new java.util.TreeMap<>();
         for (String line : lines) {
@@ -473,7 +483,6 @@ class AdaptiveAdmissionTest {
                 continue;
             }
             String[] f = line.split(",");
-            int second = Integer.parseInt(f[0]);
             if (c == null) {
                 c = new AdaptiveAdmission(
                         "admission",
@@ -484,9 +493,18 @@ class AdaptiveAdmissionTest {
             }
             queuedNext = Integer.parseInt(f[4]);
             c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 5), now);
-            rates.put(second, c.state("p").rate());
+            rates.put(Integer.parseInt(f[0]), c.state("p").rate());
         }
         return rates;
+    }
+
+    /** The highest rate up to and including {@code second}. */
+    static double maxUpTo(Map<Integer, Double> rates, int second) {
+        return rates.entrySet().stream()
+                .filter(e -> e.getKey() <= second)
+                .mapToDouble(Map.Entry::getValue)
+                .max()
+                .orElseThrow();
     }
 
     @Test
@@ -506,11 +524,7 @@ class AdaptiveAdmissionTest {
         assertThat(drain.get(575)).as("s 575").isGreaterThan(1.5 * eq2.get(575));
         // The climb stops at the rate before Eq. 2's cuts began (the highest rate up to s 530); past it only Eq. 2
         // raises the rate, at its period, as it does without the rule.
-        double beforeCuts = eq2.entrySet().stream()
-                .filter(e -> e.getKey() <= 530)
-                .mapToDouble(Map.Entry::getValue)
-                .max()
-                .orElseThrow();
+        double beforeCuts = maxUpTo(eq2, 530);
         for (int second = 557; second <= 573; second++) {
             assertThat(drain.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
         }
@@ -525,11 +539,7 @@ class AdaptiveAdmissionTest {
         // Recorded: the watermark peaks at 77 % near s 538 and falls from there, above the target until near s 557.
         assertThat(both.get(538)).isEqualTo(below.get(538));
         assertThat(both.get(545)).as("s 545, still above the target").isGreaterThan(1.5 * below.get(545));
-        double beforeCuts = below.entrySet().stream()
-                .filter(e -> e.getKey() <= 530)
-                .mapToDouble(Map.Entry::getValue)
-                .max()
-                .orElseThrow();
+        double beforeCuts = maxUpTo(below, 530);
         for (int second = 539; second <= 549; second++) {
             assertThat(both.get(second)).as("s %d", second).isLessThanOrEqualTo(beforeCuts + 1e-6);
         }
@@ -677,35 +687,7 @@ class AdaptiveAdmissionTest {
      * as {@link #replayEpisode}; the budget is the stack's 12 x 64 MiB.
      */
     Map<Integer, Double> replayRun5(double drainHorizonSeconds) throws Exception {
-        return replay("/admission/cruise-run5-episode.csv", drainHorizonSeconds);
-    }
-
-    Map<Integer, Double> replay(String resource, double drainHorizonSeconds) throws Exception {
-        List<String> lines;
-        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream(resource)) {
-            lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
-                    .lines()
-                    .toList();
-        }
-        budgetBytes = 768L << 20;
-        AdaptiveAdmission c = null;
-        Map<Integer, Double> rates = new java.util.TreeMap<>();
-        for (String line : lines) {
-            if (line.startsWith("#")) {
-                continue;
-            }
-            String[] f = line.split(",");
-            if (c == null) {
-                c = new AdaptiveAdmission(
-                        "admission",
-                        withDrainHorizon(
-                                withPeriod(settings(Double.parseDouble(f[5]), 0, 0), 10 * SEC), drainHorizonSeconds));
-            }
-            queuedNext = Integer.parseInt(f[4]);
-            c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 5), now);
-            rates.put(Integer.parseInt(f[0]), c.state("p").rate());
-        }
-        return rates;
+        return replay("/admission/cruise-run5-episode.csv", AdaptiveAdmission.DRAIN_TICKS, drainHorizonSeconds);
     }
 
     @Test
@@ -725,11 +707,7 @@ class AdaptiveAdmissionTest {
         }
         // Then up within a few ticks, to the rate before the cuts began (what the tree took at a lower watermark)
         // and no further.
-        double beforeCuts = eq2.entrySet().stream()
-                .filter(e -> e.getKey() <= 440)
-                .mapToDouble(Map.Entry::getValue)
-                .max()
-                .orElseThrow();
+        double beforeCuts = maxUpTo(eq2, 440);
         assertThat(drain.get(443)).as("s 443").isGreaterThan(2 * eq2.get(443));
         assertThat(drain.get(450)).as("s 450").isGreaterThan(0.95 * beforeCuts);
         for (int second = 441; second <= 462; second++) {
@@ -745,9 +723,11 @@ class AdaptiveAdmissionTest {
      */
     @Test
     void replayingOfficialRun6sSlowSteadyDrainTheMedianFallActsWithinSeconds() throws Exception {
-        Map<Integer, Double> eq2 = replay("/admission/cruise-run6-episode.csv", 0);
-        Map<Integer, Double> drain =
-                replay("/admission/cruise-run6-episode.csv", AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+        Map<Integer, Double> eq2 = replay("/admission/cruise-run6-episode.csv", AdaptiveAdmission.DRAIN_TICKS, 0);
+        Map<Integer, Double> drain = replay(
+                "/admission/cruise-run6-episode.csv",
+                AdaptiveAdmission.DRAIN_TICKS,
+                AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
         for (int second = 370; second <= 410; second++) {
             assertThat(drain.get(second)).as("s %d, the buffer rising", second).isEqualTo(eq2.get(second));
         }
