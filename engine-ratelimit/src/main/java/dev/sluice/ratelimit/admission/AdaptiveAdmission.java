@@ -425,9 +425,12 @@ public final class AdaptiveAdmission implements ControlLoop {
                     return emit(ls, st, before, reason);
                 }
             }
+            // One streak test and one median for both drain rules (below the target, above it).
+            boolean streak = s.drainTicks() > 0 && st.drainingTicks >= s.drainTicks();
+            double fall = streak ? medianFall(st) : 0;
             if (binding
-                    && s.drainTicks() > 0
-                    && draining(st)
+                    && streak
+                    && fall > DRAIN_FALL
                     && y < s.targetWatermark()
                     && !Double.isNaN(st.cutFrom)
                     && st.rate < st.cutFrom) {
@@ -448,12 +451,11 @@ public final class AdaptiveAdmission implements ControlLoop {
             // steady 0.5-point/s drain from 64 % is on course within 30 s, and Eq. 2 cut twice during one in experiment
             // 10 (docs/benchmarks.md).
             boolean drainingAbove = s.drainHorizonSeconds() > 0
-                    && s.drainTicks() > 0
-                    && st.drainingTicks >= s.drainTicks()
+                    && streak
                     && y >= s.targetWatermark()
-                    && medianFall(st) * s.drainHorizonSeconds() >= y - s.targetWatermark();
+                    && fall * s.drainHorizonSeconds() >= y - s.targetWatermark();
             if (drainingAbove && binding && !Double.isNaN(st.cutFrom) && st.rate < st.cutFrom) {
-                double raised = drainRaise(ls, st, y);
+                double raised = drainRaise(ls, st, y, fall);
                 if (raised > st.rate * (1 + s.changeThreshold())) {
                     double was = st.rate;
                     st.rate = raised;
@@ -470,7 +472,7 @@ public final class AdaptiveAdmission implements ControlLoop {
                                             + " last cuts)",
                                     100 * y,
                                     st.drainingTicks,
-                                    100 * medianFall(st),
+                                    100 * fall,
                                     st.rate / was,
                                     s.drainHorizonSeconds(),
                                     RECOVERY_STEP,
@@ -562,11 +564,6 @@ public final class AdaptiveAdmission implements ControlLoop {
         st.periodNanos = 0;
     }
 
-    /** The buffer drains: see {@link #DRAIN_FALL}. */
-    private boolean draining(State st) {
-        return s.drainTicks() > 0 && st.drainingTicks >= s.drainTicks() && medianFall(st) > DRAIN_FALL;
-    }
-
     /** The median of the latest falls per second (0 when the watermark did not fall at the last tick). */
     private static double medianFall(State st) {
         if (st.falls.isEmpty()) {
@@ -584,7 +581,7 @@ public final class AdaptiveAdmission implements ControlLoop {
      * {@link #RECOVERY_STEP} a tick and up to the rate before Eq. 2's last cuts. NaN when the inflow is unknown (no
      * writes this tick, or no write-buffer budget).
      */
-    private double drainRaise(LsmSnapshot ls, State st, double y) {
+    private double drainRaise(LsmSnapshot ls, State st, double y, double fall) {
         double interval = ls.intervalNanos() / 1e9;
         long writes = ls.opsDelta().writes();
         if (writes <= 0 || ls.memtableBudgetBytes() <= 0) {
@@ -597,7 +594,6 @@ public final class AdaptiveAdmission implements ControlLoop {
         if (inflow <= 0) {
             return Double.NaN;
         }
-        double fall = medianFall(st);
         double merged = fall + inflow;
         double wanted = (y - s.targetWatermark()) / s.drainHorizonSeconds();
         double scale = (merged - wanted) / inflow;
