@@ -116,7 +116,8 @@ public final class AdmissionProviders {
             3600,
             "s",
             "above the target, after drain.ticks ticks in a row at which the watermark fell (at a median pace that"
-                    + " reaches the target within this horizon) while the gate held requests back, the rate is raised (up to x1.5 a tick and the rate before Eq. 2's last cuts) to one at"
+                    + " reaches the target within this horizon) while the gate held requests back, the rate is raised"
+                    + " (up to x1.5 a tick and the rate before Eq. 2's last cuts) to one at"
                     + " which the buffer still reaches the target within this many seconds, and Eq. 2 does not cut;"
                     + " 0 = never");
 
