@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -55,8 +56,9 @@ import org.slf4j.LoggerFactory;
  * The node: store layout, shared resources, partitions, control plane.
  *
  * <p><b>Layout.</b> {@code <data.dir>/SLUICE} (marker: format version), {@code <data.dir>/SLUICE.lock} (node lock) and
- * {@code <data.dir>/partitions/<name>/} (one RocksDB directory per partition). Partitions found on disk but not
- * configured are left untouched (logged).
+ * {@code <data.dir>/partitions/<name>/} (one RocksDB directory per partition), {@code <data.dir>/PARTITIONS} (the
+ * partitions the store created: {@link PartitionRegistry}, so a partition whose directory vanished is refused rather
+ * than created empty). Partitions found on disk but not configured are left untouched (logged).
  *
  * <p><b>Open.</b> Two phases. Checks, writing nothing: options ({@link #validate}), layout and marker, the node lock
  * (taken here when the store exists), then every configured partition ({@link StoreCheck}: state, LOCK, WALs, read-only
@@ -193,13 +195,19 @@ final class NodeImpl implements SluiceNode {
         // Phase 1 — checks only: nothing is created, opened for writing or rewritten until every partition passed.
         StoreCheck.StoreLock lock = null;
         Map<String, StoreCheck.State> states = new LinkedHashMap<>();
+        Set<String> listed = Set.of(); // PartitionRegistry: the partitions this store created
         try {
             if (inspectLayout(config.dataDir())) {
                 lock = StoreCheck.StoreLock.acquire(config.dataDir());
+                listed = PartitionRegistry.read(config.dataDir()).orElse(Set.of());
             }
             for (String name : config.partitions()) {
                 Path dir = config.dataDir().resolve("partitions").resolve(name);
                 StoreCheck.State state = StoreCheck.classify(name, dir);
+                StoreCorruptedException gone = PartitionRegistry.missing(config.dataDir(), name, dir, state, listed);
+                if (gone != null) {
+                    throw gone;
+                }
                 if (state == StoreCheck.State.EXISTING) {
                     StoreCheck.checkExisting(name, dir, profile);
                 }
@@ -244,6 +252,7 @@ final class NodeImpl implements SluiceNode {
             for (String name : config.partitions()) {
                 node.openPartition(name, profile, states.get(name));
             }
+            node.recordPartitions(listed);
             node.logUnconfiguredPartitions();
             node.startControl(providers);
             return node;
@@ -461,6 +470,25 @@ final class NodeImpl implements SluiceNode {
         try (java.nio.channels.FileChannel ch =
                 java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
             ch.force(true);
+        }
+    }
+
+    /**
+     * Rewrites {@code <data.dir>/PARTITIONS} ({@link PartitionRegistry}) when the partitions opened now, or found on
+     * disk with a {@code CURRENT}, are not all in it yet. Called after every configured partition was opened.
+     */
+    private void recordPartitions(Set<String> listed) {
+        Path dataDir = config.dataDir();
+        try {
+            Set<String> all = new java.util.TreeSet<>(listed);
+            all.addAll(partitions.keySet());
+            all.addAll(PartitionRegistry.onDisk(dataDir.resolve("partitions")));
+            if (!all.equals(listed) || !Files.exists(dataDir.resolve(PartitionRegistry.FILE))) {
+                PartitionRegistry.write(dataDir, all);
+            }
+        } catch (IOException e) {
+            throw new SluiceException(
+                    "cannot write the partition list " + dataDir.resolve(PartitionRegistry.FILE) + ": " + e, e);
         }
     }
 
