@@ -30,12 +30,17 @@ class BatchChargingNodeTest {
     Path dir;
 
     private SluiceNode open() {
+        return open("all");
+    }
+
+    private SluiceNode open(String scope) {
         SluiceConfig cfg = SluiceConfig.builder(dir)
                 .env("default")
                 .tickPeriod(Duration.ofMillis(60_000)) // ticks are driven by the test
                 .controls(List.of("static-admission"))
                 .controlOption("static-admission", "rate", "100")
                 .controlOption("static-admission", "wait.max.ms", "100")
+                .controlOption("static-admission", "scope", scope)
                 .build();
         SluiceNode node = Sluice.open(cfg);
         // The first tick has no interval yet; the second applies the fixed rate.
@@ -90,6 +95,36 @@ class BatchChargingNodeTest {
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(OverloadedException.class);
             assertThat(p.multiGet(keys.subList(0, 2))).hasSize(2);
+        }
+    }
+
+    /**
+     * {@code scope = writes} (the {@code cruisedb} stack of cruise-a-variant): reads take no token, so a multiGet of 50
+     * keys passes the gate that refuses a batch of 50 writes, and single reads never queue behind it.
+     */
+    @Test
+    void withScopeWritesReadsTakeNoTokenAndWritesStillDo() {
+        try (SluiceNode node = open("writes")) {
+            Partition p = node.defaultPartition();
+            p.put(b("k0"), b("v0"));
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                keys.add(b("k" + i));
+            }
+            for (int round = 0; round < 20; round++) { // 1,000 keys read: ten seconds of tokens at 100/s
+                List<byte[]> got = p.multiGet(keys);
+                assertThat(got).hasSize(50);
+                assertThat(got.get(0)).isEqualTo(b("v0"));
+                assertThat(p.get(b("k0"))).isEqualTo(b("v0"));
+            }
+            Batch big = new Batch();
+            for (int i = 0; i < 50; i++) {
+                big.put(b("w" + i), b("v"));
+            }
+            assertThatThrownBy(() -> p.write(big))
+                    .isInstanceOf(OverloadedException.class)
+                    .hasMessageContaining("50");
+            assertThat(p.get(b("w0"))).isNull();
         }
     }
 }
