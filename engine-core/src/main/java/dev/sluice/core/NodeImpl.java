@@ -427,19 +427,11 @@ final class NodeImpl implements SluiceNode {
             Files.createDirectories(dir);
             Files.createDirectories(dir.resolve("partitions"));
             fsyncDirectory(dir);
-            Path tmp = dir.resolve(MARKER + ".tmp");
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
-                    tmp,
-                    java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.wrap(
-                        ("# Sluice store marker. Do not delete or edit.\nformat=" + FORMAT + "\n")
-                                .getBytes(StandardCharsets.UTF_8)));
-                ch.force(true);
-            }
-            Files.move(tmp, dir.resolve(MARKER), StandardCopyOption.ATOMIC_MOVE);
-            fsyncDirectory(dir);
+            writeAtomically(
+                    dir,
+                    MARKER,
+                    ("# Sluice store marker. Do not delete or edit.\nformat=" + FORMAT + "\n")
+                            .getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new SluiceException("cannot prepare data directory " + dir + ": " + e, e);
         }
@@ -464,6 +456,27 @@ final class NodeImpl implements SluiceNode {
             }
             return true;
         }
+    }
+
+    /**
+     * Writes {@code dir/name} so that a crash leaves the old file or the new one: {@code name.tmp} written and fsynced,
+     * renamed over {@code name}, then {@code dir} fsynced. Used for the store marker and {@code PARTITIONS}.
+     */
+    static void writeAtomically(Path dir, String name, byte[] content) throws IOException {
+        Path tmp = dir.resolve(name + ".tmp");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+                tmp,
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(content);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        fsyncDirectory(dir);
     }
 
     private static void fsyncDirectory(Path dir) throws IOException {

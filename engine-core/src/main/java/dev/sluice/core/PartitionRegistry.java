@@ -2,14 +2,11 @@ package dev.sluice.core;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
@@ -127,18 +124,6 @@ final class PartitionRegistry {
         for (String n : new TreeSet<>(names)) {
             b.append(n).append('\n');
         }
-        Path tmp = dataDir.resolve(FILE + ".tmp");
-        try (FileChannel ch = FileChannel.open(
-                tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(b.toString().getBytes(StandardCharsets.UTF_8));
-            while (buf.hasRemaining()) {
-                ch.write(buf);
-            }
-            ch.force(true);
-        }
-        Files.move(tmp, dataDir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel ch = FileChannel.open(dataDir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
+        NodeImpl.writeAtomically(dataDir, FILE, b.toString().getBytes(StandardCharsets.UTF_8));
     }
 }
