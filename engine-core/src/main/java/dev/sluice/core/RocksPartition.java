@@ -1058,7 +1058,11 @@ final class RocksPartition implements Partition {
         private final Slice upper;
         private final RocksIterator it;
         private KeyValue next;
-        private boolean done;
+        /**
+         * Volatile, and set after {@link #closedWhy} by a close: a thread that sees {@code done} also sees why, so a
+         * scan closed under it fails with the reason instead of looking like the end of the range.
+         */
+        private volatile boolean done;
         /** Key + value bytes returned so far, and the read units charged for them (the first one at open). */
         private long returnedBytes;
 
@@ -1130,10 +1134,21 @@ final class RocksPartition implements Partition {
             }
         }
 
+        /**
+         * True at the end of the range; throws if the scan was closed. {@code done} is read first: if a close set it,
+         * the reason is visible by then (see {@link #done}). Until 2026-11-26 the order was the other way round, and a
+         * close between the two reads made a closed scan end quietly (hasNext false) or next() throw
+         * NoSuchElementException instead of saying it was closed.
+         */
+        private boolean ended() {
+            boolean d = done;
+            checkNotClosed();
+            return d;
+        }
+
         @Override
         public boolean hasNext() {
-            checkNotClosed();
-            return !done;
+            return !ended();
         }
 
         /**
@@ -1145,8 +1160,7 @@ final class RocksPartition implements Partition {
          */
         @Override
         public KeyValue next() {
-            checkNotClosed();
-            if (done) {
+            if (ended()) {
                 throw new java.util.NoSuchElementException("scan of partition '" + name + "' has no more entries");
             }
             enter();
@@ -1160,8 +1174,7 @@ final class RocksPartition implements Partition {
         }
 
         private KeyValue nextLocked() {
-            checkNotClosed();
-            if (done) {
+            if (ended()) {
                 throw new java.util.NoSuchElementException("scan of partition '" + name + "' has no more entries");
             }
             KeyValue r = next;
