@@ -107,6 +107,19 @@ import java.util.Map;
  *       the memory→L1 merges and Eq. 2 had cut the rate to ~3,300 requests/s, the next merge drained the buffer from
  *       79 % to 52 % in 22 s at about 1.2 points/s (about ten thousand writes a second) while the rate held at 3,344:
  *       Eq. 2's derivative term, meant for this, gives ×0.99 at the defaults. Those seconds set the run's P99 tail.
+ *   <li>Room before full ({@code conservative.horizon.seconds}, default 0 = off, T_c as the paper): above the high
+ *       watermark, while the buffer, at the pace it rose during the last tick, would not be full within the horizon,
+ *       the rate holds where it was instead of dropping to T_c (on entering too); once it would be, the rules above
+ *       apply (T_c, the entry cut, the cuts near full). Measured on cruise-a-variant (docs/benchmarks.md, experiment
+ *       13): the P99 tail of the stacks with ratio 1.5 and the budget was set by three or four conservative episodes
+ *       a run in which the buffer rose from 80 % to 81–87 % at under half a point a second and fell back when a
+ *       memory→L1 merge ended, while T_c held writes at ~2,600/s against ~4,500 before: the cut made the buffer rise a
+ *       little slower but could not bring the merge's end nearer. On the SP-LSM profile a full unmerged buffer does
+ *       not stall writes either (it counts L0, whose stop trigger is 200 files); it means more L0 files for reads to
+ *       skip and a longer next merge. While there is room and the watermark fell at this tick with the gate binding (a
+ *       merge drains the buffer), a rate cut earlier in the episode climbs back by {@link #RECOVERY_STEP} a tick
+ *       towards the rate at entry, where the paper never raises the rate above the high watermark: in experiment 14
+ *       a cut at 90 % held writes at 2,672/s for 12 s while a merge drained the buffer from 89 % to 80 %.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -139,7 +152,46 @@ public final class AdaptiveAdmission implements ControlLoop {
             WatermarkSource watermarkSource,
             long periodNanos,
             int drainTicks,
-            double drainHorizonSeconds) {}
+            double drainHorizonSeconds,
+            double conservativeHorizonSeconds) {
+        /** Without {@code conservative.horizon.seconds} (0: T_c as the paper, see the class comment). */
+        public Settings(
+                double k1,
+                double k2,
+                double targetWatermark,
+                double highWatermark,
+                double initialRate,
+                long warmupNanos,
+                double minRate,
+                double maxRateFactor,
+                double deviceReadBytesPerSecond,
+                double deviceWriteBytesPerSecond,
+                AdmissionScope scope,
+                double changeThreshold,
+                WatermarkSource watermarkSource,
+                long periodNanos,
+                int drainTicks,
+                double drainHorizonSeconds) {
+            this(
+                    k1,
+                    k2,
+                    targetWatermark,
+                    highWatermark,
+                    initialRate,
+                    warmupNanos,
+                    minRate,
+                    maxRateFactor,
+                    deviceReadBytesPerSecond,
+                    deviceWriteBytesPerSecond,
+                    scope,
+                    changeThreshold,
+                    watermarkSource,
+                    periodNanos,
+                    drainTicks,
+                    drainHorizonSeconds,
+                    0);
+        }
+    }
 
     public enum Mode {
         WARMUP,
@@ -381,6 +433,37 @@ public final class AdaptiveAdmission implements ControlLoop {
                     Double.isNaN(st.previousWatermark) ? 0 : (y - st.previousWatermark) / (ls.intervalNanos() / 1e9);
             boolean nearFull = y >= (1 + s.highWatermark()) / 2 - 1e-9
                     && (y >= 1 - 1e-9 || risePerSecond * FULL_HORIZON_SECONDS >= 1 - y);
+            // Room ahead (conservative.horizon.seconds > 0, a Sluice addition): at this tick's pace the buffer is
+            // not full within the horizon, so the rate holds, T_c or not (see the class comment).
+            double horizon = s.conservativeHorizonSeconds();
+            boolean room = horizon > 0
+                    && !Double.isNaN(st.previousWatermark)
+                    && y < 1
+                    && Math.max(0, risePerSecond) * horizon < 1 - y;
+            if (room) {
+                // Falling with the gate binding: a merge drains the buffer, so a rate cut earlier in the episode
+                // climbs back towards the rate at entry (x RECOVERY_STEP a tick) instead of waiting below the high
+                // watermark (experiment 14: 12 s at the cut rate while the buffer fell from 89 % to 80 %).
+                boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
+                boolean climb = st.drainingTicks > 0 && binding && !Double.isNaN(st.entryRate) && prev < st.entryRate;
+                st.rate = climb ? Math.min(st.entryRate, prev * RECOVERY_STEP) : prev;
+                st.previousError = y - s.targetWatermark();
+                st.mode = Mode.CONSERVATIVE;
+                restartPeriod(st);
+                String what = climb
+                        ? String.format(
+                                "falling, raised x%.2f towards %.0f/s (the rate at entry)",
+                                st.rate / prev, st.entryRate)
+                        : String.format("held at %.0f/s", prev);
+                return emit(
+                        ls,
+                        st,
+                        before,
+                        String.format(
+                                "watermark %.0f%% >= %.0f%%: %s, not T_c = %.0f/s%s: at %+.2f points/s the buffer is"
+                                        + " not full within %.0f s (conservative.horizon.seconds)",
+                                100 * y, 100 * s.highWatermark(), what, tc, st.tcSource, 100 * risePerSecond, horizon));
+            }
             if (!entering && !rising && !nearFull) {
                 step = prev;
                 st.tcSource += String.format(

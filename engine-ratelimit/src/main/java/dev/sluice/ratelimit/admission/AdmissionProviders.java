@@ -121,6 +121,16 @@ public final class AdmissionProviders {
                     + " which the buffer still reaches the target within this many seconds, and Eq. 2 does not cut;"
                     + " 0 = never");
 
+    static final Option<Double> CONSERVATIVE_HORIZON_SECONDS = Option.doubleOption(
+            "conservative.horizon.seconds",
+            0,
+            0,
+            3600,
+            "s",
+            "above the high watermark, while the buffer at its last tick's pace would not be full within this many"
+                    + " seconds, the rate holds instead of dropping to T_c (a Sluice addition); 0 = never (T_c as the"
+                    + " paper)");
+
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -164,7 +174,8 @@ public final class AdmissionProviders {
                     CHANGE_THRESHOLD,
                     PERIOD_SECONDS,
                     DRAIN_TICKS,
-                    DRAIN_HORIZON_SECONDS);
+                    DRAIN_HORIZON_SECONDS,
+                    CONSERVATIVE_HORIZON_SECONDS);
         }
 
         @Override
@@ -192,7 +203,8 @@ public final class AdmissionProviders {
                     WatermarkSource.parse(ctx.get(WATERMARK_SOURCE)),
                     (long) (ctx.get(PERIOD_SECONDS) * 1e9),
                     (int) (long) ctx.get(DRAIN_TICKS),
-                    ctx.get(DRAIN_HORIZON_SECONDS));
+                    ctx.get(DRAIN_HORIZON_SECONDS),
+                    ctx.get(CONSERVATIVE_HORIZON_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

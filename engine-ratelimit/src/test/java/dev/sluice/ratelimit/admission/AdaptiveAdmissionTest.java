@@ -1036,4 +1036,160 @@ class AdaptiveAdmissionTest {
         }
         assertThat(c.rate("p")).isCloseTo(4_000, within(0.01));
     }
+
+    /**
+     * Replays seconds 355-400 of experiment 13's ratio-1.5 stack (docs/benchmarks.md; scope writes, the emulated disk's
+     * 39.96 MiB/s write throughput, write amplification 15 so that T_c comes out near the ~2,700 writes/s recorded) with
+     * {@code conservative.horizon.seconds} as given. Returns the rate after each second.
+     */
+    Map<Integer, Double> replayExp13(double conservativeHorizonSeconds) throws Exception {
+        return replayWritesOnly("/admission/cruise-exp13-episode.csv", conservativeHorizonSeconds);
+    }
+
+    /** {@link #replayExp13} for any recorded episode of a writes-only stack. */
+    Map<Integer, Double> replayWritesOnly(String resource, double conservativeHorizonSeconds) throws Exception {
+        List<String> lines;
+        try (var in = AdaptiveAdmissionTest.class.getResourceAsStream(resource)) {
+            lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> !l.startsWith("#"))
+                    .toList();
+        }
+        budgetBytes = 768L << 20;
+        AdaptiveAdmission c = null;
+        Map<Integer, Double> rates = new java.util.TreeMap<>();
+        for (String line : lines) {
+            String[] f = line.split(",");
+            if (c == null) {
+                c = new AdaptiveAdmission(
+                        "admission",
+                        new AdaptiveAdmission.Settings(
+                                0.5,
+                                0.4,
+                                0.5,
+                                0.8,
+                                Double.parseDouble(f[5]),
+                                5 * SEC,
+                                100,
+                                2,
+                                199.99 * (1 << 20),
+                                39.96 * (1 << 20),
+                                AdmissionScope.WRITES,
+                                0.01,
+                                WatermarkSource.MEMTABLE,
+                                10 * SEC,
+                                AdaptiveAdmission.DRAIN_TICKS,
+                                AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+                                conservativeHorizonSeconds));
+            }
+            queuedNext = Integer.parseInt(f[4]);
+            c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 15), now);
+            rates.put(Integer.parseInt(f[0]), c.state("p").rate());
+        }
+        return rates;
+    }
+
+    @Test
+    void withAConservativeHorizonASlowRiseAboveTheHighWatermarkHoldsTheRateInsteadOfDroppingToTc() throws Exception {
+        Map<Integer, Double> paper = replayExp13(0);
+        Map<Integer, Double> held = replayExp13(20);
+        // Recorded: the watermark crosses 80 % at s 370 and rises at 0.3-0.5 points a second to 85.7 % at s 385, when
+        // a memory->L1 merge ends; it is back under 80 % at s 389.
+        assertThat(held.get(369)).as("the same up to the crossing").isEqualTo(paper.get(369));
+        double beforeCrossing = paper.get(369);
+        assertThat(paper.get(375)).as("T_c, as the paper").isLessThan(0.8 * beforeCrossing);
+        for (int second = 370; second <= 388; second++) {
+            // 20 s at <= 0.5 points/s is at most 10 points: never full from <= 86 %, so the rate holds.
+            assertThat(held.get(second)).as("s %d", second).isEqualTo(beforeCrossing);
+        }
+    }
+
+    @Test
+    void withAConservativeHorizonAFastRiseStillDropsToTc() {
+        AdaptiveAdmission.Settings s = settings(4_000, 200, 40);
+        AdaptiveAdmission.Settings horizon = new AdaptiveAdmission.Settings(
+                s.k1(),
+                s.k2(),
+                s.targetWatermark(),
+                s.highWatermark(),
+                s.initialRate(),
+                s.warmupNanos(),
+                s.minRate(),
+                s.maxRateFactor(),
+                s.deviceReadBytesPerSecond(),
+                s.deviceWriteBytesPerSecond(),
+                s.scope(),
+                s.changeThreshold(),
+                s.watermarkSource(),
+                s.periodNanos(),
+                s.drainTicks(),
+                s.drainHorizonSeconds(),
+                20);
+        AdaptiveAdmission withHorizon = new AdaptiveAdmission("admission", horizon);
+        AdaptiveAdmission paper = new AdaptiveAdmission("admission", s);
+        for (AdaptiveAdmission c : List.of(withHorizon, paper)) {
+            c.decide(tick(0.5, 2000, 2000, 5), now);
+            now -= SEC; // the same second for both controllers
+        }
+        now += SEC;
+        // +8 points in a second: full in 2.5 s from 82 %, well within 20 s.
+        double a = rateOf(withHorizon.decide(tick(0.82, 2000, 2000, 15), now));
+        now -= SEC;
+        double b = rateOf(paper.decide(tick(0.82, 2000, 2000, 15), now));
+        assertThat(a).as("with the horizon: T_c like the paper").isEqualTo(b).isLessThan(4_000);
+        assertThat(withHorizon.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
+    }
+
+    /** {@code s} with {@code conservative.horizon.seconds} set. */
+    static AdaptiveAdmission.Settings withConservativeHorizon(AdaptiveAdmission.Settings s, double seconds) {
+        return new AdaptiveAdmission.Settings(
+                s.k1(),
+                s.k2(),
+                s.targetWatermark(),
+                s.highWatermark(),
+                s.initialRate(),
+                s.warmupNanos(),
+                s.minRate(),
+                s.maxRateFactor(),
+                s.deviceReadBytesPerSecond(),
+                s.deviceWriteBytesPerSecond(),
+                s.scope(),
+                s.changeThreshold(),
+                s.watermarkSource(),
+                s.periodNanos(),
+                s.drainTicks(),
+                s.drainHorizonSeconds(),
+                seconds);
+    }
+
+    @Test
+    void withAConservativeHorizonARateCutAboveTheHighWatermarkClimbsBackWhileTheBufferFallsWithTheGateBinding() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", withConservativeHorizon(settings(4_000, 200, 40), 20));
+        AdaptiveAdmission paper = new AdaptiveAdmission("admission", settings(4_000, 200, 40));
+        double[] watermarks = {0.5, 0.82, 0.83, 0.82, 0.81, 0.805};
+        int[] queued = {0, 5, 5, 5, 5, 0};
+        double[] rate = new double[watermarks.length], paperRate = new double[watermarks.length];
+        for (int i = 0; i < watermarks.length; i++) {
+            queuedNext = queued[i];
+            NodeSnapshot t = tick(watermarks[i], 2000, 2000, 5);
+            c.decide(t, now);
+            paper.decide(t, now);
+            rate[i] = c.state("p").rate();
+            paperRate[i] = paper.state("p").rate();
+        }
+        // +32 and +1 points a tick: full within 20 s, so the horizon does not apply and both cut alike.
+        assertThat(rate[1]).isEqualTo(paperRate[1]).isLessThan(4_000);
+        assertThat(rate[2]).isEqualTo(paperRate[2]).isLessThan(rate[1]);
+        // Falling with the gate binding: x1.5 a tick towards the rate at entry (4,000), never past it.
+        assertThat(rate[3]).isCloseTo(Math.min(4_000, 1.5 * rate[2]), within(1e-6));
+        assertThat(rate[4]).isCloseTo(Math.min(4_000, 1.5 * rate[3]), within(1e-6));
+        assertThat(rate[4]).isLessThanOrEqualTo(4_000);
+        // The gate idle: held, not raised.
+        assertThat(rate[5]).isEqualTo(rate[4]);
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.CONSERVATIVE);
+        // The paper's conservative mode never raises the rate above the high watermark.
+        for (int i = 3; i <= 5; i++) {
+            assertThat(paperRate[i]).as("tick %d", i).isLessThanOrEqualTo(paperRate[2]);
+        }
+    }
 }
