@@ -381,19 +381,11 @@ final class NodeImpl implements SluiceNode {
         if (!Files.exists(marker)) {
             return false;
         }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(marker)))
-                    .toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw new StoreCorruptedException("the store marker " + marker
-                    + " is not text (binary or damaged content), so this is not a readable Sluice store; the store was"
-                    + " left untouched");
-        }
+        String text = readText(
+                marker,
+                "the store marker " + marker
+                        + " is not text (binary or damaged content), so this is not a readable Sluice store; the store"
+                        + " was left untouched");
         Properties p = new Properties();
         p.load(new java.io.StringReader(text));
         String format = p.getProperty("format");
@@ -455,6 +447,23 @@ final class NodeImpl implements SluiceNode {
                 }
             }
             return true;
+        }
+    }
+
+    /**
+     * A small store file (the marker, the partition list) as strict UTF-8 text; a file that is not valid UTF-8 is
+     * refused with {@code notText} as the message rather than read with replacement characters.
+     */
+    static String readText(Path f, String notText) throws IOException {
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(f)))
+                    .toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new StoreCorruptedException(notText);
         }
     }
 

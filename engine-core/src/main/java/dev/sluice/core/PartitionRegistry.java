@@ -1,9 +1,6 @@
 package dev.sluice.core;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,20 +46,11 @@ final class PartitionRegistry {
         if (!Files.isRegularFile(f)) {
             throw new StoreCorruptedException(f + " is not a regular file; Sluice did not open or change the store");
         }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(Files.readAllBytes(f)))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new StoreCorruptedException(
-                    "the partition list " + f + " is not text (damaged); Sluice did not open or change the store."
-                            + " Delete it to open the store without the missing-partition check (the next open"
-                            + " writes it again)");
-        }
+        String text = NodeImpl.readText(
+                f,
+                "the partition list " + f + " is not text (damaged); Sluice did not open or change the store."
+                        + " Delete it to open the store without the missing-partition check (the next open"
+                        + " writes it again)");
         Set<String> names = new TreeSet<>();
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
