@@ -153,45 +153,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             long periodNanos,
             int drainTicks,
             double drainHorizonSeconds,
-            double conservativeHorizonSeconds) {
-        /** Without {@code conservative.horizon.seconds} (0: T_c as the paper, see the class comment). */
-        public Settings(
-                double k1,
-                double k2,
-                double targetWatermark,
-                double highWatermark,
-                double initialRate,
-                long warmupNanos,
-                double minRate,
-                double maxRateFactor,
-                double deviceReadBytesPerSecond,
-                double deviceWriteBytesPerSecond,
-                AdmissionScope scope,
-                double changeThreshold,
-                WatermarkSource watermarkSource,
-                long periodNanos,
-                int drainTicks,
-                double drainHorizonSeconds) {
-            this(
-                    k1,
-                    k2,
-                    targetWatermark,
-                    highWatermark,
-                    initialRate,
-                    warmupNanos,
-                    minRate,
-                    maxRateFactor,
-                    deviceReadBytesPerSecond,
-                    deviceWriteBytesPerSecond,
-                    scope,
-                    changeThreshold,
-                    watermarkSource,
-                    periodNanos,
-                    drainTicks,
-                    drainHorizonSeconds,
-                    0);
-        }
-    }
+            double conservativeHorizonSeconds) {}
 
     public enum Mode {
         WARMUP,

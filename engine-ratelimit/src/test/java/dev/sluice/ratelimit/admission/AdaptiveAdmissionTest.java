@@ -60,7 +60,8 @@ class AdaptiveAdmissionTest {
                 WatermarkSource.MEMTABLE,
                 SEC,
                 AdaptiveAdmission.DRAIN_TICKS,
-                AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+                AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+                0);
     }
 
     /** One tick of 1 s with {@code reads}/{@code writes} requests of 1 KiB and memtable watermark {@code y}. */
@@ -857,7 +858,8 @@ class AdaptiveAdmissionTest {
                 WatermarkSource.MEMTABLE,
                 SEC,
                 AdaptiveAdmission.DRAIN_TICKS,
-                AdaptiveAdmission.DRAIN_HORIZON_SECONDS);
+                AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+                0);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
         assertThat(rateOf(c.decide(tick(0.3, 9000, 3000, 5), now))).isCloseTo(2_000, within(0.01));
@@ -886,6 +888,17 @@ class AdaptiveAdmissionTest {
             long periodNanos,
             int drainTicks,
             double drainHorizonSeconds) {
+        return copy(s, source, periodNanos, drainTicks, drainHorizonSeconds, s.conservativeHorizonSeconds());
+    }
+
+    /** {@code s} with those and {@code conservative.horizon.seconds} replaced. */
+    private static AdaptiveAdmission.Settings copy(
+            AdaptiveAdmission.Settings s,
+            WatermarkSource source,
+            long periodNanos,
+            int drainTicks,
+            double drainHorizonSeconds,
+            double conservativeHorizonSeconds) {
         return new AdaptiveAdmission.Settings(
                 s.k1(),
                 s.k2(),
@@ -902,7 +915,8 @@ class AdaptiveAdmissionTest {
                 source,
                 periodNanos,
                 drainTicks,
-                drainHorizonSeconds);
+                drainHorizonSeconds,
+                conservativeHorizonSeconds);
     }
 
     @Test
@@ -1107,24 +1121,7 @@ class AdaptiveAdmissionTest {
     @Test
     void withAConservativeHorizonAFastRiseStillDropsToTc() {
         AdaptiveAdmission.Settings s = settings(4_000, 200, 40);
-        AdaptiveAdmission.Settings horizon = new AdaptiveAdmission.Settings(
-                s.k1(),
-                s.k2(),
-                s.targetWatermark(),
-                s.highWatermark(),
-                s.initialRate(),
-                s.warmupNanos(),
-                s.minRate(),
-                s.maxRateFactor(),
-                s.deviceReadBytesPerSecond(),
-                s.deviceWriteBytesPerSecond(),
-                s.scope(),
-                s.changeThreshold(),
-                s.watermarkSource(),
-                s.periodNanos(),
-                s.drainTicks(),
-                s.drainHorizonSeconds(),
-                20);
+        AdaptiveAdmission.Settings horizon = withConservativeHorizon(s, 20);
         AdaptiveAdmission withHorizon = new AdaptiveAdmission("admission", horizon);
         AdaptiveAdmission paper = new AdaptiveAdmission("admission", s);
         for (AdaptiveAdmission c : List.of(withHorizon, paper)) {
@@ -1142,24 +1139,7 @@ class AdaptiveAdmissionTest {
 
     /** {@code s} with {@code conservative.horizon.seconds} set. */
     static AdaptiveAdmission.Settings withConservativeHorizon(AdaptiveAdmission.Settings s, double seconds) {
-        return new AdaptiveAdmission.Settings(
-                s.k1(),
-                s.k2(),
-                s.targetWatermark(),
-                s.highWatermark(),
-                s.initialRate(),
-                s.warmupNanos(),
-                s.minRate(),
-                s.maxRateFactor(),
-                s.deviceReadBytesPerSecond(),
-                s.deviceWriteBytesPerSecond(),
-                s.scope(),
-                s.changeThreshold(),
-                s.watermarkSource(),
-                s.periodNanos(),
-                s.drainTicks(),
-                s.drainHorizonSeconds(),
-                seconds);
+        return copy(s, s.watermarkSource(), s.periodNanos(), s.drainTicks(), s.drainHorizonSeconds(), seconds);
     }
 
     @Test
