@@ -406,7 +406,7 @@ public final class AdaptiveAdmission implements ControlLoop {
                 // Falling with the gate binding: a merge drains the buffer, so a rate cut earlier in the episode
                 // climbs back towards the rate at entry (x RECOVERY_STEP a tick) instead of waiting below the high
                 // watermark (experiment 14: 12 s at the cut rate while the buffer fell from 89 % to 80 %).
-                boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
+                boolean binding = binding(ls);
                 boolean climb = st.drainingTicks > 0 && binding && !Double.isNaN(st.entryRate) && prev < st.entryRate;
                 st.rate = climb ? Math.min(st.entryRate, prev * RECOVERY_STEP) : prev;
                 st.previousError = y - s.targetWatermark();
@@ -445,7 +445,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.periodNanos += ls.intervalNanos();
             // The gate holds requests back (queued or refused) while the buffer is far below its target: nothing
             // overflows, so the limit is below what the tree takes. Open at once rather than wait for the period.
-            boolean binding = ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
+            boolean binding = binding(ls);
             // Only from a calm buffer: in feedback mode, and already at most half the target when Eq. 2 last
             // adjusted. Coming out of a cut (conservative mode, or a period that ended high) the buffer drains fast and
             // a doubling would overshoot it (measured: AdmissionFloodTest's flood oscillated 0.06 -> 0.97).
@@ -607,6 +607,11 @@ public final class AdaptiveAdmission implements ControlLoop {
     private static void restartPeriod(State st) {
         st.periodOps = 0;
         st.periodNanos = 0;
+    }
+
+    /** The gate held requests back during the tick: some queued at its end, or refused during it. */
+    private static boolean binding(LsmSnapshot ls) {
+        return ls.admissionQueued() > 0 || ls.opsDelta().rejected() > 0;
     }
 
     /** The median of the latest falls per second (0 when the watermark did not fall at the last tick). */

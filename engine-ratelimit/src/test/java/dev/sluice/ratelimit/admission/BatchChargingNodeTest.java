@@ -55,16 +55,31 @@ class BatchChargingNodeTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** A batch of 50 puts, keys {@code prefix + 0..49}. */
+    static Batch fiftyWrites(String prefix) {
+        Batch batch = new Batch();
+        for (int i = 0; i < 50; i++) {
+            batch.put(b(prefix + i), b("v"));
+        }
+        return batch;
+    }
+
+    /** Keys {@code k0..k49}. */
+    static List<byte[]> fiftyKeys() {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            keys.add(b("k" + i));
+        }
+        return keys;
+    }
+
     @Test
     void aBatchOfFiftyWritesIsChargedFiftyTokensAndRefusedPastTheWaitBound() {
         try (SluiceNode node = open()) {
             Partition p = node.defaultPartition();
             assertThat(node.controlPlane().latest().partition("default").admissionRate())
                     .isEqualTo(100);
-            Batch big = new Batch();
-            for (int i = 0; i < 50; i++) {
-                big.put(b("k" + i), b("v"));
-            }
+            Batch big = fiftyWrites("k");
             assertThatThrownBy(() -> p.write(big))
                     .isInstanceOf(OverloadedException.class)
                     .hasMessageContaining("50");
@@ -84,10 +99,7 @@ class BatchChargingNodeTest {
     void aMultiGetOfFiftyKeysIsChargedFiftyTokens() {
         try (SluiceNode node = open()) {
             Partition p = node.defaultPartition();
-            List<byte[]> keys = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                keys.add(b("k" + i));
-            }
+            List<byte[]> keys = fiftyKeys();
             assertThatThrownBy(() -> p.multiGet(keys))
                     .isInstanceOf(OverloadedException.class)
                     .hasMessageContaining("50");
@@ -107,20 +119,14 @@ class BatchChargingNodeTest {
         try (SluiceNode node = open("writes")) {
             Partition p = node.defaultPartition();
             p.put(b("k0"), b("v0"));
-            List<byte[]> keys = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-                keys.add(b("k" + i));
-            }
+            List<byte[]> keys = fiftyKeys();
             for (int round = 0; round < 20; round++) { // 1,000 keys read: ten seconds of tokens at 100/s
                 List<byte[]> got = p.multiGet(keys);
                 assertThat(got).hasSize(50);
                 assertThat(got.get(0)).isEqualTo(b("v0"));
                 assertThat(p.get(b("k0"))).isEqualTo(b("v0"));
             }
-            Batch big = new Batch();
-            for (int i = 0; i < 50; i++) {
-                big.put(b("w" + i), b("v"));
-            }
+            Batch big = fiftyWrites("w");
             assertThatThrownBy(() -> p.write(big))
                     .isInstanceOf(OverloadedException.class)
                     .hasMessageContaining("50");
