@@ -62,7 +62,10 @@ final class PartitionAsyncSlots {
         drain();
     }
 
-    /** Requests waiting in this partition's queue (not yet handed to the pool). */
+    /**
+     * Requests waiting in this partition's queue, including one being handed to the pool right now: zero means every
+     * admitted request is on the pool (running, or in its queue) or has finished.
+     */
     int waiting() {
         return queued.get();
     }
@@ -90,13 +93,16 @@ final class PartitionAsyncSlots {
                 running.decrementAndGet();
                 continue;
             }
-            queued.decrementAndGet();
             next.afterRun(this::finished);
             try {
                 pool.execute(next);
             } catch (RejectedExecutionException e) {
                 running.decrementAndGet();
                 next.fail(onPoolRejection.apply(e));
+            } finally {
+                // only now: the node's close waits for waiting() == 0 before it stops the pool, so a request must
+                // count as waiting until the pool holds it, or the pool may stop between the two and refuse it
+                queued.decrementAndGet();
             }
         }
     }

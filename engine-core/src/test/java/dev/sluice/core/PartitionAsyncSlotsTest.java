@@ -7,7 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,61 @@ class PartitionAsyncSlotsTest {
             assertThat(order.toString()).isEqualTo("r0 r1 r2 ");
             assertThat(slots.waiting()).isZero();
         } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The node's close waits until {@link PartitionAsyncSlots#waiting()} is zero and then stops the pool. A request
+     * leaving the partition's queue must therefore count as waiting until the pool has taken it: counted out before,
+     * close could stop the pool in between, and the pool would refuse an admitted request (CI failure of
+     * {@code PartitionAsyncIsolationTest}: "partition 'a' is closed" for a write queued before close).
+     */
+    @Test
+    void aRequestCountsAsWaitingUntilThePoolHasTakenIt() throws Exception {
+        CountDownLatch handing = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        AtomicInteger executes = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
+            @Override
+            public void execute(Runnable r) {
+                if (executes.incrementAndGet() == 2) { // the queued request, handed over as the first one ends
+                    handing.countDown();
+                    try {
+                        letGo.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                super.execute(r);
+            }
+        };
+        try {
+            PartitionAsyncSlots slots = new PartitionAsyncSlots(pool, 1, 2, e -> e);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> first = new CompletableFuture<>(), second = new CompletableFuture<>();
+            slots.execute(new RocksPartition.AsyncTask<>(first, () -> {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return "first";
+            }));
+            slots.execute(new RocksPartition.AsyncTask<>(second, () -> "second"));
+            assertThat(slots.waiting()).isEqualTo(1);
+            release.countDown();
+            assertThat(handing.await(10, TimeUnit.SECONDS))
+                    .as("the second request is being handed to the pool")
+                    .isTrue();
+            assertThat(slots.waiting())
+                    .as("a request on its way to the pool still counts as waiting")
+                    .isEqualTo(1);
+            letGo.countDown();
+            assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+            assertThat(slots.waiting()).isZero();
+        } finally {
+            letGo.countDown();
             pool.shutdownNow();
         }
     }
