@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +59,43 @@ class ScenarioFilesTest {
                 .isLessThanOrEqualTo(240);
         // A newcomer's first run shows Sluice: the recommended stack beside stock and RocksDB's auto-tuned limiter.
         assertThat(quick.stacks()).extracting(StackSpec::name).contains("rocksdb", "rocksdb-autotuned", "sluice");
+    }
+
+    /**
+     * issue 22's "no device numbers" bar is measured on a copy of cruise-a-variant kept in docs/benchmarks; the copy
+     * must be cruise-a-variant without the two {@code control.admission.device.*.mbps} options and nothing else, or
+     * the bar measures a stack nobody ships (it drifted once: the copy kept the stack of an older commit).
+     */
+    @Test
+    void theNoDeviceCopyIsCruiseAVariantWithoutTheDeviceNumbers() {
+        Scenario shipped = Scenarios.load("cruise-a-variant");
+        Scenario copy = Scenarios.load("../docs/benchmarks/cruise-a-variant-no-device.scenario");
+        assertThat(copy.preload()).isEqualTo(shipped.preload());
+        assertThat(copy.phases())
+                .usingRecursiveFieldByFieldElementComparatorIgnoringFields("line") // the copy has a longer header
+                .isEqualTo(shipped.phases());
+        assertThat(copy.device()).isEqualTo(shipped.device());
+        assertThat(copy.seed()).isEqualTo(shipped.seed());
+        assertThat(copy.stacks())
+                .extracting(StackSpec::name)
+                .isEqualTo(shipped.stacks().stream().map(StackSpec::name).toList());
+        for (int i = 0; i < shipped.stacks().size(); i++) {
+            StackSpec a = shipped.stacks().get(i);
+            StackSpec b = copy.stacks().get(i);
+            Map<String, String> expected = new TreeMap<>(a.options());
+            expected.keySet().removeIf(k -> k.startsWith("control.admission.device."));
+            assertThat(new TreeMap<>(b.options())).as(a.name()).isEqualTo(expected);
+            assertThat(b.profile()).as(a.name()).isEqualTo(a.profile());
+            assertThat(b.controls()).as(a.name()).isEqualTo(a.controls());
+            assertThat(b.sysprops()).as(a.name()).isEqualTo(a.sysprops());
+        }
+        assertThat(shipped.stacks().stream()
+                        .filter(st -> st.name().equals("cruisedb"))
+                        .findFirst()
+                        .orElseThrow()
+                        .options())
+                .as("the shipped cruisedb stack sets the device numbers the copy leaves out")
+                .containsKeys("control.admission.device.read.mbps", "control.admission.device.write.mbps");
     }
 
     @Test
