@@ -594,6 +594,15 @@ final class NodeImpl implements SluiceNode {
             limiter.close();
             throw e;
         }
+        try {
+            CleanClose.clear(dir); // open for writing: the record no longer describes the partition
+        } catch (IOException e) {
+            log.warn(
+                    "partition '{}': could not remove {} ({}); harmless: it names an older state",
+                    name,
+                    CleanClose.FILE,
+                    e.toString());
+        }
         RocksPartition p = new RocksPartition(
                 name,
                 dir,

@@ -11,6 +11,7 @@ import dev.sluice.core.spi.ReadCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -1252,10 +1253,16 @@ final class RocksPartition implements Partition {
         }
     }
 
+    /**
+     * Syncs the WAL and closes the DB; when both succeed, records the newest sequence number as the partition's clean
+     * close ({@link CleanClose}), which the next open checks the recovered state against.
+     */
     private void closeDb(RocksDB db) {
+        long synced = -1;
         try {
             db.cancelAllBackgroundWork(true);
             db.syncWal();
+            synced = db.getLatestSequenceNumber();
         } catch (RocksDBException e) {
             // Acknowledged writes are in the WAL already (in the page cache at least); say so rather than hide it.
             LoggerFactory.getLogger(RocksPartition.class)
@@ -1264,7 +1271,20 @@ final class RocksPartition implements Partition {
         try {
             db.closeE();
         } catch (RocksDBException e) {
+            synced = -1;
             LoggerFactory.getLogger(RocksPartition.class).warn("partition '{}': close reported {}", name, describe(e));
+        }
+        if (synced >= 0) {
+            try {
+                CleanClose.record(dir, synced);
+            } catch (IOException e) {
+                LoggerFactory.getLogger(RocksPartition.class)
+                        .warn(
+                                "partition '{}': could not record its clean close ({}); the next open cannot check"
+                                        + " that its WAL kept every synced write",
+                                name,
+                                e.toString());
+            }
         }
     }
 

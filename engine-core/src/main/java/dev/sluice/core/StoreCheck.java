@@ -170,6 +170,7 @@ final class StoreCheck {
                         checkOrphan(name, dir, n, ro, options);
                     }
                 }
+                checkCleanClose(name, dir, ro); // after the orphans: a lost flush edit is named by its SST there
             } catch (RocksDBException e) {
                 throw new StoreCorruptedException(
                         "partition '" + name + "' at " + dir + " is corrupted (" + RocksPartition.describe(e)
@@ -214,6 +215,28 @@ final class StoreCheck {
                     + (newest < 0 ? "there is no WAL" : "the newest WAL is " + newest)
                     + ". Opening would silently lose acknowledged writes; Sluice did not open or change it. Put the WAL"
                     + " back or restore the partition from a backup.");
+        }
+    }
+
+    /**
+     * After a clean close every acknowledged write was synced, so the recovered state must reach the sequence number the
+     * close recorded ({@link CleanClose}); short of it, a WAL was truncated or replaced since, and RocksDB would open
+     * the shorter history without a word.
+     */
+    private static void checkCleanClose(String name, Path dir, RocksDB ro) throws IOException {
+        java.util.OptionalLong recorded = CleanClose.read(name, dir);
+        if (recorded.isEmpty()) {
+            return;
+        }
+        long recovered = ro.getLatestSequenceNumber();
+        if (recovered < recorded.getAsLong()) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir
+                    + " lost acknowledged writes: it was closed cleanly with its writes up to sequence number "
+                    + recorded.getAsLong() + " synced, but its WALs and tables now hold writes up to "
+                    + recovered + " only (" + (recorded.getAsLong() - recovered) + " missing: a write-ahead log was"
+                    + " truncated, replaced or deleted since). Sluice did not open or change it. Put the WAL back or"
+                    + " restore the partition from a backup; to open it with the loss, delete "
+                    + dir.resolve(CleanClose.FILE) + ".");
         }
     }
 
