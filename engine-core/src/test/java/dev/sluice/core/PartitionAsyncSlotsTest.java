@@ -2,7 +2,9 @@ package dev.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -57,7 +59,8 @@ class PartitionAsyncSlotsTest {
                     .as("requests of the partition on pool threads at once")
                     .isEqualTo(1);
             assertThat(order.toString()).isEqualTo("r0 r1 r2 ");
-            assertThat(slots.waiting()).isZero();
+            // the last request may complete before the thread that handed it over counts it out of the queue
+            await().atMost(Duration.ofSeconds(10)).until(() -> slots.waiting() == 0);
         } finally {
             pool.shutdownNow();
         }
@@ -111,7 +114,7 @@ class PartitionAsyncSlotsTest {
                     .isEqualTo(1);
             letGo.countDown();
             assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("second");
-            assertThat(slots.waiting()).isZero();
+            await().atMost(Duration.ofSeconds(10)).until(() -> slots.waiting() == 0);
         } finally {
             letGo.countDown();
             pool.shutdownNow();
