@@ -176,6 +176,30 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /**
+     * The record lives from a clean close to the next open, and a record older than the partition's state (a crash after
+     * an open that could not remove it) never refuses it: sequence numbers only grow.
+     */
+    @Test
+    void theRecordIsRemovedAtOpenAndAnOlderOneNeverRefuses() throws IOException {
+        Path pdir = dir.resolve("partitions/default");
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 10; i++) {
+                n.defaultPartition().put(key(i), "v".getBytes(), WriteMode.SYNC);
+            }
+        }
+        assertThat(CleanClose.read("default", pdir)).hasValue(10);
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            assertThat(pdir.resolve(CleanClose.FILE)).as("removed by the open").doesNotExist();
+            n.defaultPartition().put(key(10), "v".getBytes(), WriteMode.SYNC);
+        }
+        assertThat(CleanClose.read("default", pdir)).hasValue(11);
+        CleanClose.record(pdir, 5); // older than what the partition holds
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            assertThat(n.defaultPartition().get(key(10))).isEqualTo("v".getBytes());
+        }
+    }
+
     @Test
     void aDamagedCleanCloseRecordIsRefusedNamingIt() throws IOException {
         try (SluiceNode n = Sluice.open(cfg(dir))) {
