@@ -121,6 +121,16 @@ final class PartitionListener extends AbstractEventListener {
         }
     }
 
+    /**
+     * Records the error for {@link RocksPartition#health()}. rocksdbjni 9.10's {@code BackgroundErrorReason} knows only
+     * RocksDB's reasons 0–3 (flush, compaction, write callback, memtable): for reasons 4–7 (MANIFEST write, flush or
+     * MANIFEST write without WAL, async file open) its proxy throws before this method runs, prints the exception
+     * ("Illegal value provided for BackgroundErrorReason: 5") and leaves it pending on RocksDB's thread, which the JVM
+     * reports as "Exception in thread" at exit. Health does not depend on this call: it also reads RocksDB's
+     * background-error ticker and probes whether writes are stopped, which gives the error's text. The same proxy
+     * failure in {@link #onErrorRecoveryBegin} makes RocksDB skip its automatic recovery for those reasons, leaving it
+     * to {@code resume()}.
+     */
     @Override
     public void onBackgroundError(BackgroundErrorReason reason, Status status) {
         String msg = reason + ": " + (status == null ? "?" : status.getCodeString() + " " + status.getState());
