@@ -469,7 +469,8 @@ final class NodeImpl implements SluiceNode {
 
     /**
      * Writes {@code dir/name} so that a crash leaves the old file or the new one: {@code name.tmp} written and fsynced,
-     * renamed over {@code name}, then {@code dir} fsynced. Used for the store marker and {@code PARTITIONS}.
+     * renamed over {@code name}, then {@code dir} fsynced. Used for the store marker, {@code PARTITIONS} and {@link
+     * CleanClose}'s record.
      */
     static void writeAtomically(Path dir, String name, byte[] content) throws IOException {
         Path tmp = dir.resolve(name + ".tmp");

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -224,7 +225,7 @@ final class StoreCheck {
      * the shorter history without a word.
      */
     private static void checkCleanClose(String name, Path dir, RocksDB ro) throws IOException {
-        java.util.OptionalLong recorded = CleanClose.read(name, dir);
+        OptionalLong recorded = CleanClose.read(name, dir);
         if (recorded.isEmpty()) {
             return;
         }
