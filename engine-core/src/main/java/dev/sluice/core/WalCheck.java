@@ -64,13 +64,52 @@ final class WalCheck {
     /** WAL-only log data appended to every SYNC write batch (RocksPartition); 16 bytes no user data is likely to hold. */
     static final byte[] SYNC_MARK = "\u0000sluice:SYNC-v1\u0000".getBytes(StandardCharsets.ISO_8859_1);
 
-    /** Problems found in the WAL files of {@code dir} (empty when every WAL is sound up to a possibly torn tail). */
+    /**
+     * Problems found in the WAL files of {@code dir} (empty when every WAL is sound up to a possibly torn tail).
+     *
+     * <p>The live WALs are one log: when point-in-time recovery stops at a bad record of one WAL (accepted above as a
+     * torn tail or a power cut's lost page; see {@link Scan#stops}), RocksDB replays a later WAL only if its first batch continues the sequence
+     * numbers from the last good batch before the bad spot ({@code RecoverLogFiles}); otherwise it drops that whole WAL.
+     * A dropped WAL that holds a SYNC-marked write is refused: that write was acknowledged, and its fsync also synced
+     * the earlier WALs (RocksDB syncs every live WAL for a sync write), so the bad bytes before it are damage. Until
+     * 2026-11-27 each WAL was judged alone, and a hole in an older WAL silently dropped the SYNC writes of a newer one
+     * (two live WALs are common with many write buffers: a memtable switched, its flush not yet done at the crash).
+     */
     static List<String> check(Path dir) throws IOException {
         List<String> problems = new ArrayList<>();
+        Scan stop = null; // the earlier WAL whose bad spot recovery stops at, while later WALs do not continue it
         try (Stream<Path> s = Files.list(dir)) {
             for (Path wal : (Iterable<Path>)
                     s.filter(p -> p.getFileName().toString().endsWith(".log")).sorted()::iterator) {
-                checkFile(wal).ifPresent(problems::add);
+                Scan scan = scan(wal);
+                if (stop != null && scan.firstSequence() >= 0) {
+                    if (stop.nextSequence() >= 0 && scan.firstSequence() == stop.nextSequence()) {
+                        stop = null; // continues the sequence: RocksDB replays it
+                    } else if (scan.firstSync() >= 0) {
+                        problems.add(stop.wal().getFileName() + " is corrupted at offset " + stop.firstBad() + " ("
+                                + stop.firstBadWhy() + "), and the later " + wal.getFileName()
+                                + " does not continue its sequence numbers (first batch " + scan.firstSequence()
+                                + ", expected " + (stop.nextSequence() < 0 ? "unknown" : stop.nextSequence())
+                                + ") but holds an acknowledged SYNC write at offset " + scan.firstSync()
+                                + ": recovery would stop at the bad record and drop " + wal.getFileName()
+                                + " whole; that SYNC write's fsync had synced the earlier WAL, so the bad bytes are"
+                                + " damage, not a lost unsynced tail");
+                        continue;
+                    } else {
+                        log.warn(
+                                "{}: recovery stops at offset {} of {} and drops this WAL ({} records, none a SYNC"
+                                        + " write: unsynced writes a crash may lose)",
+                                wal.getFileName(),
+                                stop.firstBad(),
+                                stop.wal().getFileName(),
+                                scan.records());
+                        continue;
+                    }
+                }
+                scan.problem().ifPresent(problems::add);
+                if (scan.problem().isEmpty() && scan.firstBad() >= 0 && scan.stops()) {
+                    stop = scan;
+                }
             }
         }
         return problems;
@@ -78,8 +117,51 @@ final class WalCheck {
 
     /** A description of damage in one WAL file, if any (see the class comment for what counts as damage). */
     static Optional<String> checkFile(Path wal) throws IOException {
+        return scan(wal).problem();
+    }
+
+    /**
+     * One WAL read through.
+     *
+     * @param problem damage within this file (see the class comment)
+     * @param firstBad offset of the first bad record or hole; -1 when none
+     * @param stops whether RocksDB's reader reports {@code firstBad} as corruption, which stops point-in-time recovery
+     *     there (a checksum mismatch, a record running past a full block, zeros inside a fragmented record); zeros at a
+     *     record boundary it skips as padding, and a record cut by the end of the file it reads as the file's end
+     * @param nextSequence the sequence number after the last intact batch before {@code firstBad} (or of the whole
+     *     file when none is bad); -1 when there is no such batch
+     * @param firstSequence the sequence number of the file's first intact batch; -1 when it has none
+     * @param firstSync offset of the file's first SYNC-marked batch; -1 when none
+     * @param records intact batches in the file
+     */
+    record Scan(
+            Path wal,
+            Optional<String> problem,
+            long firstBad,
+            String firstBadWhy,
+            boolean stops,
+            long nextSequence,
+            long firstSequence,
+            long firstSync,
+            long records) {}
+
+    /** A batch's sequence number and count (WriteBatch header: 8 + 4 bytes, little endian); null when too short. */
+    private static long[] batchHeader(byte[] batch) {
+        if (batch.length < 12) {
+            return null;
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(batch).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        return new long[] {b.getLong(0), Integer.toUnsignedLong(b.getInt(8))};
+    }
+
+    private static Scan scan(Path wal) throws IOException {
+        long nextSequence = -1;
+        long firstSequence = -1;
+        long firstSync = -1;
+        long records = 0;
         long firstBad = -1;
         String firstBadWhy = null;
+        boolean firstBadStops = false;
         boolean lostPageShape = false;
         long firstValidAfter = -1;
         long syncAfter = -1;
@@ -103,6 +185,8 @@ final class WalCheck {
                             firstBad = blockStart + pos;
                             firstBadWhy = "zero-filled hole";
                             lostPageShape = true;
+                            // RocksDB's reader skips zeros as padding, and reports them only inside a fragmented record
+                            firstBadStops = inFragmented;
                         }
                         logical.reset();
                         inFragmented = false;
@@ -129,6 +213,9 @@ final class WalCheck {
                             firstBad = blockStart + pos;
                             firstBadWhy = why;
                             lostPageShape = hasZeroPage(block, pos, Math.min(n, pos + header + len));
+                            // a checksum mismatch is reported as corruption; a record cut by the end of the file is
+                            // read as its end (a torn tail), one that runs past a full block as corruption
+                            firstBadStops = !(why.startsWith("record of") && n < BLOCK);
                         }
                         logical.reset();
                         inFragmented = false;
@@ -151,16 +238,29 @@ final class WalCheck {
                     if (base == 4) {
                         inFragmented = false;
                     }
-                    if (firstBad >= 0) {
-                        if (firstValidAfter < 0) {
-                            firstValidAfter = at;
+                    if (complete) {
+                        byte[] batch = logical.toByteArray();
+                        boolean sync = contains(batch, SYNC_MARK);
+                        long[] h = batchHeader(batch);
+                        records++;
+                        if (firstSync < 0 && sync) {
+                            firstSync = logicalStart;
                         }
-                        if (complete) {
+                        if (h != null && firstSequence < 0) {
+                            firstSequence = h[0];
+                        }
+                        if (h != null && firstBad < 0) {
+                            nextSequence = h[0] + h[1];
+                        }
+                        if (firstBad >= 0) {
                             recordsAfter++;
-                            if (syncAfter < 0 && contains(logical.toByteArray(), SYNC_MARK)) {
+                            if (syncAfter < 0 && sync) {
                                 syncAfter = logicalStart;
                             }
                         }
+                    }
+                    if (firstBad >= 0 && firstValidAfter < 0) {
+                        firstValidAfter = at;
                     }
                     pos += header + len;
                 }
@@ -170,6 +270,20 @@ final class WalCheck {
                 }
             }
         }
+        Optional<String> problem =
+                problem(wal, firstBad, firstBadWhy, lostPageShape, firstValidAfter, syncAfter, recordsAfter);
+        return new Scan(
+                wal, problem, firstBad, firstBadWhy, firstBadStops, nextSequence, firstSequence, firstSync, records);
+    }
+
+    private static Optional<String> problem(
+            Path wal,
+            long firstBad,
+            String firstBadWhy,
+            boolean lostPageShape,
+            long firstValidAfter,
+            long syncAfter,
+            long recordsAfter) {
         if (firstBad < 0 || firstValidAfter < 0) {
             return Optional.empty(); // sound, or a torn tail
         }
