@@ -53,7 +53,12 @@ final class CleanClose {
         if (!Files.isRegularFile(f)) {
             throw new StoreCorruptedException(damaged);
         }
-        for (String l : NodeImpl.readText(f, damaged).split("\n", -1)) {
+        String text = NodeImpl.readText(f, damaged);
+        if (!text.endsWith("\n")) {
+            // written whole with a final newline: "sequence 12345" cut to "sequence 12" must not read as 12
+            throw new StoreCorruptedException(damaged);
+        }
+        for (String l : text.split("\n", -1)) {
             if (l.isBlank() || l.startsWith("#")) {
                 continue;
             }

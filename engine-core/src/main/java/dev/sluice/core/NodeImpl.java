@@ -145,6 +145,31 @@ final class NodeImpl implements SluiceNode {
     }
 
     /**
+     * Opens {@code control.events.file} for appending (creating it and its directories, as the event log will) before
+     * the store is created, so that a path that cannot be written leaves nothing behind in a fresh data directory
+     * (until 2026-11-27 the log was opened after the store's marker and directories were made).
+     */
+    private static void probeEventsFile(Path f) {
+        try {
+            Path parent = f.toAbsolutePath().getParent();
+            if (parent != null) {
+                java.nio.file.Files.createDirectories(parent);
+            }
+            java.nio.file.Files.newOutputStream(
+                            f, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)
+                    .close();
+        } catch (IOException e) {
+            String why = e instanceof java.nio.file.FileSystemException fe && fe.getReason() != null
+                    ? fe.getReason()
+                    : e.toString();
+            throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " cannot be opened for appending: " + why
+                    + (e instanceof java.nio.file.FileAlreadyExistsException
+                            ? " (a file stands where a directory of the path should be)"
+                            : ""));
+        }
+    }
+
+    /**
      * Checks everything about {@code config} that can be checked without touching the disk or loading native code: the
      * profile, every controller and its options (each loop is created against a throwaway context and dropped), and
      * the Env options. Throws {@link ConfigException} naming the first bad key.
@@ -156,6 +181,13 @@ final class NodeImpl implements SluiceNode {
         config.controlEventsFile().ifPresent(f -> {
             if (java.nio.file.Files.isDirectory(f)) {
                 throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " is a directory; give a file path");
+            }
+            Path store = config.dataDir().toAbsolutePath().normalize();
+            if (f.toAbsolutePath().normalize().startsWith(store)) {
+                // Until 2026-11-27 accepted: JSON lines appended to PARTITIONS, a CURRENT or a live WAL made the next
+                // open refuse the store as damaged.
+                throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " is inside data.dir (" + store
+                        + "), where Sluice's own files live; give a path outside the store directory");
             }
         });
         Profiles.get(config.profile());
@@ -224,6 +256,7 @@ final class NodeImpl implements SluiceNode {
         StorageEnv env;
         NodeImpl node;
         try {
+            config.controlEventsFile().ifPresent(NodeImpl::probeEventsFile);
             env = openEnv(config);
         } catch (RuntimeException e) {
             releaseAfterRefusal(lock);

@@ -51,6 +51,16 @@ final class PartitionRegistry {
                 "the partition list " + f + " is not text (damaged); Sluice did not open or change the store."
                         + " Delete it to open the store without the missing-partition check (the next open"
                         + " writes it again)");
+        if (!text.endsWith("\n")) {
+            // Sluice writes the file whole, header first and a newline after every name: an empty file or a last line
+            // without its newline is a cut (until 2026-11-27 it read as a shorter list, and the open then recreated a
+            // listed partition whose directory was gone empty, and rewrote the list, erasing the evidence).
+            throw new StoreCorruptedException("the partition list " + f + " is cut short ("
+                    + (text.isEmpty() ? "empty" : "its last line has no newline")
+                    + "; Sluice writes it whole, so it is damaged); Sluice did not open or change the store. If you"
+                    + " edited it, end it with a newline; else delete it to open the store without the"
+                    + " missing-partition check (the next open writes it again)");
+        }
         Set<String> names = new TreeSet<>();
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {

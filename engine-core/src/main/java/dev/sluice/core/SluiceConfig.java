@@ -327,18 +327,44 @@ public record SluiceConfig(
      * and key.
      */
     public static SluiceConfig fromProperties(Path file) {
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
-        }
+        Properties p = readPropertiesFile(file);
         Path base = file.toAbsolutePath().getParent();
         try {
             return fromProperties(p, base);
         } catch (ConfigException e) {
             throw new ConfigException(file + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Reads a properties file (UTF-8) for {@link #fromProperties(Path)} and the server's config. A key given twice is an
+     * error naming it and both values: {@link Properties#load} keeps the last silently, so a duplicated {@code
+     * data.dir} line opened (and created) another store, and a duplicated {@code partitions} line dropped a tenant
+     * (until 2026-11-27).
+     *
+     * @throws ConfigException when the file cannot be read, is not valid UTF-8 or gives a key twice
+     */
+    public static Properties readPropertiesFile(Path file) {
+        Properties p = new Properties() {
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                Object before = get(key);
+                if (before != null) {
+                    boolean secret = key.toString().endsWith(".secret"); // never echo a secret into a log
+                    throw new IllegalArgumentException("key " + key + " is given twice"
+                            + (secret ? "" : " ('" + before + "', then '" + value + "')") + "; give it once");
+                }
+                return super.put(key, value);
+            }
+        };
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        Properties plain = new Properties(); // callers may set keys again (defaults, overrides)
+        plain.putAll(p);
+        return plain;
     }
 
     /** Builds from key/value pairs; relative paths resolve against {@code baseDir}. */

@@ -512,10 +512,10 @@ final class StoreCheck {
                     holder = "another node in this JVM";
                 }
                 if (l == null) {
+                    // Never delete the file here: whoever holds the lock holds it on this inode, and unlinking it
+                    // would let a third node lock a new file of the same name (until 2026-11-27 the file was deleted
+                    // when this attempt had "created" it, which a race with the holder's creation made possible).
                     ch.close();
-                    if (created) {
-                        Files.deleteIfExists(file);
-                    }
                     throw new SluiceException("Sluice store " + dataDir + " is already open (" + file + " is held by "
                             + holder + "); Sluice opened nothing");
                 }
@@ -533,15 +533,15 @@ final class StoreCheck {
         }
 
         /** Releases the lock after a refused open; removes the lock file if this open created it. */
-        void releaseAfterRefusal() {
-            close();
-            if (created) {
+        synchronized void releaseAfterRefusal() {
+            if (created && !released) {
                 try {
-                    Files.deleteIfExists(file);
+                    Files.deleteIfExists(file); // while still holding the lock: nobody else can have it on this inode
                 } catch (IOException ignored) {
                     // an empty lock file left behind is harmless
                 }
             }
+            close();
         }
 
         @Override

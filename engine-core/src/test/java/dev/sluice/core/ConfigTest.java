@@ -161,6 +161,23 @@ class ConfigTest {
                 .hasMessageContaining("cannot read config file");
     }
 
+    /** Properties.load keeps the last of two equal keys silently; a config file must not (a second data.dir opened another store). */
+    @Test
+    void aKeyGivenTwiceIsAnErrorNamingItAndBothValues() throws IOException {
+        Path f = dir.resolve("twice.properties");
+        Files.writeString(f, "data.dir = prod\npartitions = a,b\ndata.dir = prd\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("twice.properties")
+                .hasMessageContaining("key data.dir is given twice ('prod', then 'prd'); give it once");
+        Files.writeString(f, "data.dir = prod\npartitions = a\npartitions = b\n");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(f)).hasMessageContaining("key partitions is given twice");
+        assertThat(dir.resolve("prod")).doesNotExist();
+        assertThat(dir.resolve("prd")).doesNotExist();
+        Files.writeString(f, "data.dir = prod\npartitions = a\n");
+        assertThat(SluiceConfig.fromProperties(f).partitions()).containsExactly("a"); // once is fine
+    }
+
     @Test
     void unknownProfileControllerAndEnvOptionsFailAtOpenWithoutCreatingData() {
         Path store = dir.resolve("s");

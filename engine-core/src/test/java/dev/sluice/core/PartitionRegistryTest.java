@@ -175,6 +175,32 @@ class PartitionRegistryTest {
                 .hasMessageContaining("not a regular file");
     }
 
+    /**
+     * A list cut short (empty, or its last line without a newline) is refused, not read as a shorter list: read so, a
+     * listed partition whose directory is also gone would be recreated empty and the list rewritten.
+     */
+    @Test
+    void aListCutShortIsRefused() throws IOException {
+        store("a", "tenant-b");
+        Path list = dir.resolve("PARTITIONS");
+        byte[] whole = Files.readAllBytes(list);
+        deleteTree(dir.resolve("partitions/tenant-b"));
+        for (byte[] cut : List.of(new byte[0], java.util.Arrays.copyOf(whole, whole.length - 3))) {
+            Files.write(list, cut);
+            Map<String, String> before = hashes(dir);
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "tenant-b")))
+                    .isInstanceOf(StoreCorruptedException.class)
+                    .hasMessageContaining(list.toString())
+                    .hasMessageContaining("is cut short");
+            assertThat(hashes(dir)).isEqualTo(before);
+            assertThat(dir.resolve("partitions/tenant-b")).doesNotExist();
+        }
+        Files.write(list, whole); // the whole list: the missing partition is named
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "tenant-b")))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'tenant-b' was created in this store");
+    }
+
     @Test
     void readReturnsTheNamesAndSkipsCommentsAndBlankLines() throws IOException {
         Files.writeString(dir.resolve("PARTITIONS"), "# c\n\n  t1  \nt-2\r\n");

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -210,7 +211,9 @@ class StoreOpenSafetyTest {
                 "sequence twelve\n".getBytes(StandardCharsets.UTF_8),
                 new byte[] {(byte) 0xff, (byte) 0xfe, 0},
                 "# only a comment\n".getBytes(StandardCharsets.UTF_8),
-                "sequence 99999999999999999999\n".getBytes(StandardCharsets.UTF_8))) {
+                "sequence 99999999999999999999\n".getBytes(StandardCharsets.UTF_8),
+                new byte[0],
+                Arrays.copyOf(Files.readAllBytes(record), Files.readAllBytes(record).length - 3))) { // cut short
             Files.write(record, damage);
             Map<String, String> before = hashes(dir);
             assertThatThrownBy(() -> Sluice.open(cfg(dir)))
@@ -803,6 +806,44 @@ class StoreOpenSafetyTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("control.events.file")
                 .hasMessageContaining("is a directory");
+        assertThat(fresh).as("nothing created on the fresh path").doesNotExist();
+    }
+
+    /**
+     * An events file inside the store is refused (JSON appended to PARTITIONS or a WAL damaged the store), and one that
+     * cannot be opened is refused before the store is created: nothing is left on the fresh path.
+     */
+    @Test
+    void anEventsFileInsideTheStoreOrUnopenableIsRefusedAndNothingIsCreated() throws IOException {
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            n.defaultPartition().put(key(1), "v".getBytes(), WriteMode.SYNC);
+        }
+        Map<String, String> before = hashes(dir);
+        for (Path inside : List.of(dir.resolve("PARTITIONS"), dir.resolve("partitions/default/CURRENT"), dir)) {
+            assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(dir)
+                            .env("default")
+                            .controlEventsFile(inside)
+                            .build()))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("control.events.file");
+        }
+        assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(dir)
+                        .env("default")
+                        .controlEventsFile(dir.resolve("partitions/../PARTITIONS"))
+                        .build()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("is inside data.dir");
+        assertThat(hashes(dir)).isEqualTo(before);
+
+        Path fresh = dir.resolve("fresh");
+        Path aFile = Files.writeString(dir.resolve("a-file"), "x");
+        assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(fresh)
+                        .env("default")
+                        .controlEventsFile(aFile.resolve("events.jsonl"))
+                        .build()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("control.events.file")
+                .hasMessageContaining("cannot be opened for appending");
         assertThat(fresh).as("nothing created on the fresh path").doesNotExist();
     }
 
