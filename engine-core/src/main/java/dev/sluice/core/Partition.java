@@ -56,6 +56,13 @@ public interface Partition {
     /** At most {@code limit} entries of {@code range}, materialized. */
     List<KeyValue> scan(KeyRange range, int limit);
 
+    /**
+     * The keys of at most {@code limit} entries of {@code range}, in order, without their values: no value is copied out
+     * of RocksDB, and the scan is charged (quota, read statistics) for the key bytes it returns. For listings of keys
+     * (the server's SCAN) over large values.
+     */
+    List<byte[]> scanKeys(KeyRange range, int limit);
+
     /** Flushes the memtables to SST files and waits for it. */
     void flush();
 
@@ -70,6 +77,9 @@ public interface Partition {
     CompletableFuture<Void> writeAsync(Batch batch, WriteMode mode);
 
     CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit);
+
+    /** {@link #scanKeys} on the node's I/O pool, admitted like {@link #scanAsync}. */
+    CompletableFuture<List<byte[]>> scanKeysAsync(KeyRange range, int limit);
 
     /**
      * The partition's RCU/WCU quota ({@code partition.<name>.*}); {@link PartitionQuota#UNLIMITED} when none is set.

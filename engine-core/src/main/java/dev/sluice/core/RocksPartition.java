@@ -723,13 +723,17 @@ final class RocksPartition implements Partition {
 
     @Override
     public ScanIterator scan(KeyRange range) {
+        return openScan(range, false);
+    }
+
+    private Scan openScan(KeyRange range, boolean keysOnly) {
         Limits.requireNonNull(range, "range");
         checkOpen();
         takeQuota(RequestKind.SCAN, 1);
         admit(RequestKind.SCAN, 0);
         enter();
         try {
-            Scan s = new Scan(range);
+            Scan s = new Scan(range, keysOnly);
             openScans.add(s);
             scans.increment();
             return s;
@@ -748,6 +752,23 @@ final class RocksPartition implements Partition {
         try (ScanIterator it = scan(range)) {
             while (out.size() < limit && it.hasNext()) {
                 out.add(it.next());
+            }
+        } finally {
+            scanTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        return out;
+    }
+
+    @Override
+    public List<byte[]> scanKeys(KeyRange range, int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit must be >= 0, was " + limit);
+        }
+        long start = System.nanoTime();
+        List<byte[]> out = new ArrayList<>(Math.min(limit, 1024));
+        try (Scan it = openScan(range, true)) {
+            while (out.size() < limit && it.hasNext()) {
+                out.add(it.next().key());
             }
         } finally {
             scanTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
@@ -868,6 +889,12 @@ final class RocksPartition implements Partition {
     public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
         Limits.requireNonNull(range, "range"); // immutable: KeyRange copied the caller's bounds
         return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(() -> scan(range, limit)));
+    }
+
+    @Override
+    public CompletableFuture<List<byte[]>> scanKeysAsync(KeyRange range, int limit) {
+        Limits.requireNonNull(range, "range");
+        return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(() -> scanKeys(range, limit)));
     }
 
     /** Async requests were admitted already: run the synchronous path with the gate bypassed for this thread. */
@@ -1053,8 +1080,13 @@ final class RocksPartition implements Partition {
     // ---- scans ----
 
     /** A cursor over a RocksIterator; closed by the user or, at the latest, before the DB. */
+    private static final byte[] NO_VALUE = new byte[0];
+
     private final class Scan implements ScanIterator {
         private final KeyRange range;
+        /** Keys only: no value is copied out of RocksDB (entries carry {@link #NO_VALUE}). */
+        private final boolean keysOnly;
+
         private final ReadOptions ro;
         private final Slice upper;
         private final RocksIterator it;
@@ -1071,8 +1103,9 @@ final class RocksPartition implements Partition {
         /** Why it was closed ("closed"/the reason), or null while open. */
         private volatile String closedWhy;
 
-        Scan(KeyRange range) {
+        Scan(KeyRange range, boolean keysOnly) {
             this.range = range;
+            this.keysOnly = keysOnly;
             this.ro = new ReadOptions();
             byte[] end = range.endRef();
             if (end != null) {
@@ -1124,7 +1157,7 @@ final class RocksPartition implements Partition {
                 done = true;
                 return;
             }
-            next = new KeyValue(k, it.value());
+            next = new KeyValue(k, keysOnly ? NO_VALUE : it.value());
         }
 
         private void checkNotClosed() {

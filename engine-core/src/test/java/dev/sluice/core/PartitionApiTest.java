@@ -78,6 +78,35 @@ class PartitionApiTest {
         assertThat(p.scan(KeyRange.all(), 2))
                 .extracting(kv -> new String(kv.key(), UTF_8))
                 .containsExactly("a", "b");
+        assertThat(p.scanKeys(KeyRange.open(b("a"), b("e")), 10))
+                .extracting(k -> new String(k, UTF_8))
+                .containsExactly("b", "c", "d");
+        assertThat(p.scanKeys(KeyRange.all(), 2))
+                .extracting(k -> new String(k, UTF_8))
+                .containsExactly("a", "b");
+        assertThat(p.scanKeys(KeyRange.all(), 0)).isEmpty();
+        assertThatThrownBy(() -> p.scanKeys(KeyRange.all(), -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A keys-only scan copies no value out of RocksDB: its read statistics count the key bytes only. */
+    @Test
+    void scanKeysAsyncReturnsKeysInOrderWithoutReadingValuesOut() throws Exception {
+        byte[] big = new byte[200_000];
+        for (int i = 0; i < 20; i++) {
+            p.put(b(String.format("k%02d", i)), big);
+        }
+        RocksPartition rp = (RocksPartition) p;
+        long before = rp.counters().bytesRead();
+        List<byte[]> ks = p.scanKeysAsync(KeyRange.all(), 100).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(ks)
+                .extracting(k -> new String(k, UTF_8))
+                .hasSize(20)
+                .startsWith("k00")
+                .endsWith("k19");
+        long keysOnly = rp.counters().bytesRead() - before;
+        assertThat(keysOnly).isEqualTo(20 * 3);
+        assertThat(p.scan(KeyRange.all(), 100)).hasSize(20);
+        assertThat(rp.counters().bytesRead() - before - keysOnly).isEqualTo(20 * (3 + 200_000L));
     }
 
     @Test
