@@ -2,7 +2,6 @@ package dev.sluice.server;
 
 import dev.sluice.core.Batch;
 import dev.sluice.core.KeyRange;
-import dev.sluice.core.KeyValue;
 import dev.sluice.core.OverloadedException;
 import dev.sluice.core.Partition;
 import dev.sluice.core.QuotaExceededException;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The RESP2 commands. Every data command goes through the partition's async API ({@code getAsync}, {@code putAsync},
- * {@code multiGetAsync}, {@code writeAsync}, {@code scanAsync}), so an event-loop thread never waits for admission or
+ * {@code multiGetAsync}, {@code writeAsync}, {@code scanKeysAsync}), so an event-loop thread never waits for admission or
  * RocksDB; the others answer at once. Errors are the ones Redis clients expect: {@code -ERR unknown command}, {@code
  * -ERR wrong number of arguments}, {@code -NOAUTH}, {@code -WRONGPASS}, and for the engine's refusals {@code -BUSY}
  * (admission refused: {@link OverloadedException}) and {@code -QUOTA} ({@link QuotaExceededException}). Thread-safe.
@@ -275,14 +274,15 @@ final class Commands {
         int limit = count;
         byte[] glob = pattern;
         boolean keep = typeMatches;
-        return c.partition().scanAsync(range, limit).thenApply(kvs -> {
-            long next =
-                    kvs.size() < limit ? 0 : s.newCursor(kvs.get(kvs.size() - 1).key());
+        // Keys only: until 2026-11-27 SCAN read every value too (SCAN 0 COUNT 100000 over 1-MB values pulled ~100 GB
+        // into the heap to return key names) and was charged read quota for them.
+        return c.partition().scanKeysAsync(range, limit).thenApply(ks -> {
+            long next = ks.size() < limit ? 0 : s.newCursor(ks.get(ks.size() - 1));
             List<Reply> keys = new ArrayList<>();
             if (keep) {
-                for (KeyValue kv : kvs) {
-                    if (glob == null || Glob.matches(glob, kv.key())) {
-                        keys.add(new Reply.Bulk(kv.key()));
+                for (byte[] k : ks) {
+                    if (glob == null || Glob.matches(glob, k)) {
+                        keys.add(new Reply.Bulk(k));
                     }
                 }
             }

@@ -1,92 +1,97 @@
 package dev.sluice.server;
 
-/** Redis' glob-style pattern matching (SCAN MATCH): {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \x}. */
+/**
+ * Redis' glob-style pattern matching (SCAN MATCH): {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \x}.
+ *
+ * <p>Every token but {@code *} matches exactly one byte, so one backtracking point suffices: on a mismatch the last
+ * {@code *} takes one more byte and matching resumes after it. Time is O(pattern × key) and the stack is constant.
+ * Until 2026-11-27 each {@code *} recursed over every remaining position, which is exponential in the number of stars
+ * ({@code *a*a*a*a*a*a*a*a*a*a*b} against a long run of {@code a} did not finish; Redis' own recursive matcher had the
+ * same flaw, CVE-2022-36021) and ran on the node's shared async pool, where a few such SCANs stalled every tenant.
+ */
 final class Glob {
     private Glob() {}
 
-    static boolean matches(byte[] pattern, byte[] s) {
-        return match(pattern, 0, s, 0);
-    }
-
-    private static boolean match(byte[] p, int pi, byte[] s, int si) {
-        while (pi < p.length) {
-            byte c = p[pi];
-            switch (c) {
-                case '*' -> {
-                    while (pi + 1 < p.length && p[pi + 1] == '*') {
-                        pi++;
-                    }
-                    if (pi + 1 == p.length) {
-                        return true;
-                    }
-                    for (int k = si; k <= s.length; k++) {
-                        if (match(p, pi + 1, s, k)) {
-                            return true;
-                        }
-                    }
-                    return false;
-                }
-                case '?' -> {
-                    if (si >= s.length) {
-                        return false;
-                    }
-                    si++;
+    static boolean matches(byte[] p, byte[] s) {
+        int pi = 0, si = 0;
+        int starP = -1, starS = -1; // the pattern position after the last '*', and the key position it resumed at
+        while (si < s.length) {
+            if (pi < p.length && p[pi] == '*') {
+                while (pi < p.length && p[pi] == '*') {
                     pi++;
                 }
-                case '[' -> {
-                    if (si >= s.length) {
-                        return false;
-                    }
-                    int i = pi + 1;
-                    boolean not = i < p.length && p[i] == '^';
-                    if (not) {
-                        i++;
-                    }
-                    boolean hit = false;
-                    while (i < p.length && p[i] != ']') {
-                        if (p[i] == '\\' && i + 1 < p.length) {
-                            i++;
-                            hit |= p[i] == s[si];
-                            i++;
-                        } else if (i + 2 < p.length && p[i + 1] == '-' && p[i + 2] != ']') {
-                            int lo = p[i] & 0xff, hi = p[i + 2] & 0xff, x = s[si] & 0xff;
-                            if (lo > hi) {
-                                int t = lo;
-                                lo = hi;
-                                hi = t;
-                            }
-                            hit |= x >= lo && x <= hi;
-                            i += 3;
-                        } else {
-                            hit |= p[i] == s[si];
-                            i++;
-                        }
-                    }
-                    if (hit == not) {
-                        return false;
-                    }
-                    pi = i < p.length ? i + 1 : i;
-                    si++;
+                if (pi == p.length) {
+                    return true; // a trailing '*' matches the rest
                 }
-                case '\\' -> {
-                    if (pi + 1 < p.length) {
-                        pi++;
-                    }
-                    if (si >= s.length || p[pi] != s[si]) {
-                        return false;
-                    }
-                    pi++;
-                    si++;
-                }
-                default -> {
-                    if (si >= s.length || c != s[si]) {
-                        return false;
-                    }
-                    pi++;
-                    si++;
-                }
+                starP = pi;
+                starS = si;
+                continue;
+            }
+            int next = pi < p.length ? step(p, pi, s[si]) : -1;
+            if (next >= 0) {
+                pi = next;
+                si++;
+            } else if (starP >= 0) {
+                pi = starP; // the last '*' takes one more byte
+                si = ++starS;
+            } else {
+                return false;
             }
         }
-        return si == s.length;
+        while (pi < p.length && p[pi] == '*') {
+            pi++;
+        }
+        return pi == p.length;
+    }
+
+    /**
+     * Matches the token at {@code pi} (not a {@code *}) against one byte.
+     *
+     * @return the pattern position after the token, or -1 when it does not match
+     */
+    private static int step(byte[] p, int pi, byte b) {
+        switch (p[pi]) {
+            case '?' -> {
+                return pi + 1;
+            }
+            case '[' -> {
+                int i = pi + 1;
+                boolean not = i < p.length && p[i] == '^';
+                if (not) {
+                    i++;
+                }
+                boolean hit = false;
+                while (i < p.length && p[i] != ']') {
+                    if (p[i] == '\\' && i + 1 < p.length) {
+                        i++;
+                        hit |= p[i] == b;
+                        i++;
+                    } else if (i + 2 < p.length && p[i + 1] == '-' && p[i + 2] != ']') {
+                        int lo = p[i] & 0xff, hi = p[i + 2] & 0xff, x = b & 0xff;
+                        if (lo > hi) {
+                            int t = lo;
+                            lo = hi;
+                            hi = t;
+                        }
+                        hit |= x >= lo && x <= hi;
+                        i += 3;
+                    } else {
+                        hit |= p[i] == b;
+                        i++;
+                    }
+                }
+                if (hit == not) {
+                    return -1;
+                }
+                return i < p.length ? i + 1 : i; // an unterminated class ends with the pattern, as in Redis
+            }
+            case '\\' -> {
+                int at = pi + 1 < p.length ? pi + 1 : pi; // a trailing backslash matches itself
+                return p[at] == b ? at + 1 : -1;
+            }
+            default -> {
+                return p[pi] == b ? pi + 1 : -1;
+            }
+        }
     }
 }

@@ -5,13 +5,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Decodes RESP2 requests — arrays of bulk strings ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) and inline commands
  * ({@code PING\r\n}) — into {@code byte[][]} argument vectors, with limits checked as soon as a header is read (before
  * any of the body is buffered): array length ({@code server.max.array.length}), bulk length ({@code
- * server.max.bulk.bytes}) and inline line length ({@code server.max.inline.bytes}).
+ * server.max.bulk.bytes}), the bytes of one request's arguments together ({@code server.max.request.bytes}) and inline
+ * line length ({@code server.max.inline.bytes}). Before AUTH on a server with tenants, Redis' own pre-authentication
+ * limits apply instead: at most {@value #UNAUTHENTICATED_ARRAY_LENGTH} elements and bulk strings of at most {@value
+ * #UNAUTHENTICATED_BULK_BYTES} bytes.
  *
  * <p>A malformed or oversized frame produces one {@link ProtocolError} (after the requests decoded before it, so their
  * replies are still written in order); from then on the rest of the connection's input is discarded and the handler
@@ -28,19 +33,49 @@ final class RespDecoder extends ByteToMessageDecoder {
 
     private static final int MAX_HEADER_LINE = 32;
 
+    /** Before AUTH on a server with tenants: most elements of a request, as Redis (its "unauthenticated" limits). */
+    static final int UNAUTHENTICATED_ARRAY_LENGTH = 10;
+    /** Before AUTH on a server with tenants: the largest bulk string, as Redis. */
+    static final int UNAUTHENTICATED_BULK_BYTES = 16 * 1024;
+    /** Element slots allocated up front for an array; more are added as elements arrive (Redis allocates 1024). */
+    private static final int INITIAL_SLOTS = 1024;
+
     private final int maxArrayLength;
     private final int maxBulkBytes;
     private final int maxInlineBytes;
+    private final long maxRequestBytes;
+    private final BooleanSupplier unauthenticated;
     private boolean failed;
-    /** The array being decoded when its end has not arrived yet (null between requests). */
+    /** The array being decoded when its end has not arrived yet (null between requests); grown as elements arrive. */
     private byte[][] partial;
     /** Elements of {@link #partial} already decoded. */
     private int partialCount;
+    /** Elements the array's header announced. */
+    private int partialLength;
+    /** Bytes of the elements of {@link #partial} already decoded. */
+    private long partialBytes;
 
-    RespDecoder(int maxArrayLength, int maxBulkBytes, int maxInlineBytes) {
+    /**
+     * @param unauthenticated true while the connection must still AUTH (a server with tenants, no AUTH yet): requests
+     *     then get Redis' small pre-authentication limits, so that a client that has not authenticated cannot make the
+     *     server buffer megabytes
+     */
+    RespDecoder(
+            int maxArrayLength,
+            int maxBulkBytes,
+            int maxInlineBytes,
+            long maxRequestBytes,
+            BooleanSupplier unauthenticated) {
         this.maxArrayLength = maxArrayLength;
         this.maxBulkBytes = maxBulkBytes;
         this.maxInlineBytes = maxInlineBytes;
+        this.maxRequestBytes = maxRequestBytes;
+        this.unauthenticated = unauthenticated;
+    }
+
+    /** Element slots held for the array being decoded (0 between requests); for tests. */
+    int reservedSlots() {
+        return partial == null ? 0 : partial.length;
     }
 
     /** Thrown inside decoding; turned into one {@link ProtocolError}. */
@@ -57,6 +92,13 @@ final class RespDecoder extends ByteToMessageDecoder {
             return;
         }
         while (in.isReadable()) {
+            if (!ctx.channel().config().isAutoRead() && partial == null) {
+                // The handler stopped reading (server.max.pending.per.connection reached, or the client does not read
+                // its replies): the requests already received stay here, undecoded, until it resumes and calls
+                // {@link RespHandler#resumeReading}. Until 2026-11-27 everything one socket read had brought in
+                // (up to ~10,000 inline PINGs) was decoded and started regardless.
+                return;
+            }
             int start = in.readerIndex();
             Object msg;
             try {
@@ -79,7 +121,11 @@ final class RespDecoder extends ByteToMessageDecoder {
                 return; // an incomplete array element: decodeElements left the reader at its start
             }
             if (msg != SKIP) {
+                // One request per call: Netty hands it to the handler before calling again for the rest of the buffer,
+                // so the handler has run it (an AUTH, which lifts the pre-authentication limits) and has had the
+                // chance to stop reading (the check at the top) before the next one is decoded.
                 out.add(msg);
+                return;
             }
         }
     }
@@ -96,14 +142,21 @@ final class RespDecoder extends ByteToMessageDecoder {
         if (n > maxArrayLength) {
             throw new Malformed("array of " + n + " elements exceeds server.max.array.length (" + maxArrayLength + ")");
         }
+        if (n > UNAUTHENTICATED_ARRAY_LENGTH && unauthenticated.getAsBoolean()) {
+            throw new Malformed("unauthenticated multibulk length"); // Redis' text
+        }
         if (n <= 0) {
             if (n < -1) {
                 throw new Malformed("invalid multibulk length " + n);
             }
             return SKIP; // *0 and *-1: empty requests are ignored, as Redis does
         }
-        partial = new byte[(int) n][];
+        // The header alone must not reserve memory: until 2026-11-27 "*1048576\r\n" (11 bytes) allocated 4-8 MB of
+        // slots at once, before AUTH, on every connection that sent it.
+        partial = new byte[(int) Math.min(n, INITIAL_SLOTS)][];
+        partialLength = (int) n;
         partialCount = 0;
+        partialBytes = 0;
         return decodeElements(in);
     }
 
@@ -112,8 +165,7 @@ final class RespDecoder extends ByteToMessageDecoder {
      * null with the reader at the start of the first incomplete element.
      */
     private Object decodeElements(ByteBuf in) throws Malformed {
-        byte[][] args = partial;
-        for (int i = partialCount; i < args.length; i++) {
+        for (int i = partialCount; i < partialLength; i++) {
             int elementStart = in.readerIndex();
             if (!in.isReadable()) {
                 return null;
@@ -134,6 +186,13 @@ final class RespDecoder extends ByteToMessageDecoder {
             if (len < 0) {
                 throw new Malformed("invalid bulk length " + len);
             }
+            if (len > UNAUTHENTICATED_BULK_BYTES && unauthenticated.getAsBoolean()) {
+                throw new Malformed("unauthenticated bulk length"); // Redis' text
+            }
+            if (partialBytes + len > maxRequestBytes) {
+                throw new Malformed(
+                        "request of more than " + maxRequestBytes + " bytes exceeds server.max.request.bytes");
+            }
             if (in.readableBytes() < len + 2) {
                 in.readerIndex(elementStart);
                 return null;
@@ -143,9 +202,14 @@ final class RespDecoder extends ByteToMessageDecoder {
             if (in.readByte() != '\r' || in.readByte() != '\n') {
                 throw new Malformed("bulk string not terminated by CRLF");
             }
-            args[i] = a;
+            if (i == partial.length) {
+                partial = Arrays.copyOf(partial, (int) Math.min(partialLength, 2L * partial.length));
+            }
+            partial[i] = a;
             partialCount = i + 1;
+            partialBytes += len;
         }
+        byte[][] args = partial;
         partial = null;
         return args;
     }

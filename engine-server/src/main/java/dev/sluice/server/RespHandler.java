@@ -40,9 +40,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final KeyOrder order = new KeyOrder();
     private ChannelHandlerContext ctx;
     private boolean closing;
+    /** QUIT was read: nothing after it on this connection runs (Redis stops processing input at QUIT). */
+    private boolean quit;
+
     private boolean quiesced;
     private boolean unflushed;
     private volatile boolean idle = true;
+    /** The most requests this connection had in flight at once (for tests of the back-pressure bound). */
+    private volatile int peakPending;
 
     RespHandler(Commands commands, ServerStats stats, int maxPending, Session session) {
         this.commands = commands;
@@ -70,8 +75,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closing) {
-            return;
+        if (closing || quit) {
+            return; // after QUIT: requests pipelined behind it are dropped unrun, as Redis does
         }
         if (msg instanceof RespDecoder.ProtocolError err) {
             stats.protocolError();
@@ -106,6 +111,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         KeyOrder.Access access = spec == null ? KeyOrder.Access.NONE : spec.access(args);
         CompletableFuture<Reply> reply = commands.execute(session, args, spec, order.dependencies(access));
         order.register(access, reply);
+        if (spec != null && spec.name().equals("QUIT")) {
+            // Until 2026-11-27 a request pipelined after QUIT still ran when an earlier reply was outstanding (the
+            // connection closed only once QUIT's reply reached the head of the queue), though its client never saw
+            // a reply: "SET a 1 / QUIT / SET b 2" in one packet could store b.
+            quit = true;
+            ctx.channel().config().setAutoRead(false);
+        }
         enqueue(reply, spec == null ? null : spec.name(), access);
         if ((pending.size() >= maxPending || !ctx.channel().isWritable())
                 && ctx.channel().config().isAutoRead()) {
@@ -124,6 +136,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     private void enqueue(CompletableFuture<Reply> f, String command, KeyOrder.Access access) {
         pending.addLast(new Pending(f, command, access, System.nanoTime()));
+        if (pending.size() > peakPending) {
+            peakPending = pending.size();
+        }
         idle = false;
         if (!f.isDone()) {
             f.whenComplete((r, e) -> {
@@ -196,11 +211,28 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             idle = true;
         }
         if (!quiesced
+                && !quit
                 && !ctx.channel().config().isAutoRead()
                 && pending.size() <= maxPending / 2
                 && ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+            resumeReading();
         }
+    }
+
+    /**
+     * Reading on again: the socket, and the requests the decoder holds undecoded (it stops while reading is off). An
+     * empty read through the pipeline makes it decode them; without it a client that had sent its whole pipeline would
+     * wait forever, since no new bytes arrive to trigger decoding. Run as a task, not from inside {@link #drain}, so
+     * that the requests it decodes do not re-enter it.
+     */
+    private void resumeReading() {
+        ctx.channel().config().setAutoRead(true);
+        ctx.executor().execute(() -> {
+            if (!closing && ctx.channel().isActive() && ctx.channel().config().isAutoRead()) {
+                ctx.pipeline().fireChannelRead(io.netty.buffer.Unpooled.EMPTY_BUFFER);
+                ctx.pipeline().fireChannelReadComplete();
+            }
+        });
     }
 
     @Override
@@ -223,6 +255,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ctx.channel().config().setAutoRead(false);
             drain(true);
         });
+    }
+
+    int peakPending() {
+        return peakPending;
     }
 
     /** No reply outstanding, and every reply written has left for the client (or the connection is closed). */

@@ -5,10 +5,6 @@ import dev.sluice.core.SluiceConfig;
 import dev.sluice.core.config.Option;
 import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.config.OptionValues;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,6 +90,15 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             "elements",
             "Most arguments in one request (MSET k v ... counts 2 per pair); more is a protocol error: -ERR, then that"
                     + " connection is closed.");
+    public static final Option<Long> MAX_REQUEST_BYTES = Option.longOption(
+            "max.request.bytes",
+            64L * 1024 * 1024,
+            1024,
+            Integer.MAX_VALUE,
+            "bytes",
+            "Most bytes of one request's arguments together (a large MSET); more is a protocol error: -ERR, then that"
+                    + " connection is closed. Bounds what one connection makes the server buffer for a request (Redis:"
+                    + " client-query-buffer-limit). At least server.max.bulk.bytes.");
     public static final Option<Integer> MAX_INLINE_BYTES = Option.intOption(
             "max.inline.bytes",
             64 * 1024,
@@ -144,6 +149,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             IO_THREADS,
             MAX_BULK_BYTES,
             MAX_ARRAY_LENGTH,
+            MAX_REQUEST_BYTES,
             MAX_INLINE_BYTES,
             MAX_PENDING,
             MAX_CONNECTIONS,
@@ -158,6 +164,13 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
                 throw new ConfigException(PREFIX + TENANT_PREFIX + t.name() + ".partition = " + t.partition()
                         + " is not a partition of the node; partitions = " + node.partitions());
             }
+        }
+        long request = server.get(MAX_REQUEST_BYTES);
+        int bulk = server.get(MAX_BULK_BYTES);
+        if (request < bulk) {
+            throw new ConfigException(PREFIX + MAX_REQUEST_BYTES.name() + " = " + request + " is below " + PREFIX
+                    + MAX_BULK_BYTES.name() + " = " + bulk + ": a request holding one bulk string of the allowed size"
+                    + " would be refused; raise " + PREFIX + MAX_REQUEST_BYTES.name() + " to at least " + bulk);
         }
     }
 
@@ -176,12 +189,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
 
     /** Reads a properties file: {@code server.*} keys here, every other key is the node's. */
     public static ServerConfig fromProperties(Path file) {
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
-        }
+        Properties p = SluiceConfig.readPropertiesFile(file);
         try {
             return fromProperties(p, file.toAbsolutePath().getParent());
         } catch (ConfigException e) {

@@ -65,6 +65,10 @@ public final class SluiceServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup httpConnections = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
     private final Map<Channel, RespHandler> handlers = new ConcurrentHashMap<>();
+    /** The highest {@link RespHandler#peakPending} of any connection so far (tests of back-pressure). */
+    private final java.util.concurrent.atomic.AtomicInteger peakPending =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private final ScheduledExecutorService scheduler;
     private final AtomicLong connectionIds = new AtomicLong();
     private Channel respChannel;
@@ -116,6 +120,8 @@ public final class SluiceServer implements AutoCloseable {
         int maxArray = config.get(ServerConfig.MAX_ARRAY_LENGTH);
         int maxBulk = config.get(ServerConfig.MAX_BULK_BYTES);
         int maxInline = config.get(ServerConfig.MAX_INLINE_BYTES);
+        long maxRequest = config.get(ServerConfig.MAX_REQUEST_BYTES);
+        boolean authRequired = config.authRequired();
         int maxPending = config.get(ServerConfig.MAX_PENDING);
         int maxConnections = maxConnections(config.get(ServerConfig.MAX_CONNECTIONS));
         ServerBootstrap resp = new ServerBootstrap()
@@ -141,9 +147,20 @@ public final class SluiceServer implements AutoCloseable {
                         Session session = new Session(connectionIds.incrementAndGet(), node.defaultPartition());
                         RespHandler h = new RespHandler(commands, stats, maxPending, session);
                         handlers.put(ch, h);
-                        ch.closeFuture().addListener(f -> handlers.remove(ch));
+                        ch.closeFuture().addListener(f -> {
+                            handlers.remove(ch);
+                            peakPending.accumulateAndGet(h.peakPending(), Math::max);
+                        });
                         connections.add(ch);
-                        ch.pipeline().addLast(new RespDecoder(maxArray, maxBulk, maxInline), h);
+                        ch.pipeline()
+                                .addLast(
+                                        new RespDecoder(
+                                                maxArray,
+                                                maxBulk,
+                                                maxInline,
+                                                maxRequest,
+                                                () -> authRequired && session.tenant == null),
+                                        h);
                     }
                 });
         respChannel = bindOrExplain(
@@ -322,5 +339,14 @@ public final class SluiceServer implements AutoCloseable {
             registry.close();
             log.info("Sluice server closed in {} ms", (System.nanoTime() - t0) / 1_000_000);
         }
+    }
+
+    /** The most requests any RESP connection had in flight at once, over the connections open now and closed. */
+    int peakPendingPerConnection() {
+        int p = peakPending.get();
+        for (RespHandler h : handlers.values()) {
+            p = Math.max(p, h.peakPending());
+        }
+        return p;
     }
 }

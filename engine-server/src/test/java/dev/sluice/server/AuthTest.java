@@ -131,4 +131,35 @@ class AuthTest {
             assertThat(a.info()).doesNotContain("s3cret").contains("connection_partition:alpha");
         }
     }
+
+    /**
+     * Before AUTH, Redis' pre-authentication limits: a request of more than 10 elements or a bulk string over 16 KiB is
+     * a protocol error, so a client that has not authenticated cannot make the server buffer megabytes. An AUTH
+     * pipelined in the same packet as a large request lifts them for it.
+     */
+    @Test
+    void unauthenticatedRequestsGetRedisSmallLimitsUntilAuth() throws Exception {
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("*11\r\n");
+            assertThat(c.line()).isEqualTo("-ERR Protocol error: unauthenticated multibulk length");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$16385\r\n");
+            assertThat(c.line()).isEqualTo("-ERR Protocol error: unauthenticated bulk length");
+            assertThat(c.closedByServer()).isTrue();
+        }
+        String big = "v".repeat(20_000);
+        String args = RawClient.command("SET", "big", big);
+        try (RawClient c = new RawClient(server.port())) {
+            c.send(RawClient.command("AUTH", "alice", "s3cret-a")
+                    + args
+                    + RawClient.command("MSET", "m1", "1", "m2", "2", "m3", "3", "m4", "4", "m5", "5", "m6", "6"));
+            assertThat(c.line()).isEqualTo("+OK");
+            assertThat(c.line()).isEqualTo("+OK");
+            assertThat(c.line()).isEqualTo("+OK");
+        }
+        assertThat(server.node().partition("alpha").get("big".getBytes(UTF_8))).isEqualTo(big.getBytes(UTF_8));
+        assertThat(server.node().partition("alpha").get("m6".getBytes(UTF_8))).isEqualTo("6".getBytes(UTF_8));
+    }
 }

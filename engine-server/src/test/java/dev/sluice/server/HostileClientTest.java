@@ -134,7 +134,8 @@ class HostileClientTest {
             sb.append("$1\r\nx\r\n");
         }
         byte[] frame = sb.toString().getBytes(US_ASCII);
-        EmbeddedChannel ch = new EmbeddedChannel(new RespDecoder(2_000_000, 1 << 20, 1 << 16));
+        EmbeddedChannel ch =
+                new EmbeddedChannel(new RespDecoder(2_000_000, 1 << 20, 1 << 16, Long.MAX_VALUE, () -> false));
         long t0 = System.nanoTime();
         for (int off = 0; off < frame.length; off += 4096) {
             ch.writeInbound(Unpooled.wrappedBuffer(frame, off, Math.min(4096, frame.length - off)));

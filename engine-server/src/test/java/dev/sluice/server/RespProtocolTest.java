@@ -126,6 +126,22 @@ class RespProtocolTest {
                 assertThat(c.line()).isEqualTo("$" + ("v" + i).length());
                 assertThat(c.line()).isEqualTo("v" + i);
             }
+            // The bound holds: the requests one socket read brings in beyond it wait undecoded (until 2026-11-27 all of
+            // them were started at once, hundreds here).
+            assertThat(small.peakPendingPerConnection()).isBetween(1, 2);
+        }
+    }
+
+    /** A whole pipeline sent at once, far over the pending limit, is answered completely: reading resumes by itself. */
+    @Test
+    void aPipelineSentWholeOverThePendingLimitIsAnsweredToTheEnd(@TempDir Path own) throws Exception {
+        try (SluiceServer small = TestServers.start(own, "server.max.pending.per.connection", "3");
+                RawClient c = new RawClient(small.port())) {
+            c.send("PING\r\n".repeat(5000));
+            for (int i = 0; i < 5000; i++) {
+                assertThat(c.line()).as("reply %d", i).isEqualTo("+PONG");
+            }
+            assertThat(small.peakPendingPerConnection()).isBetween(1, 3);
         }
     }
 
@@ -136,6 +152,48 @@ class RespProtocolTest {
             assertThat(c.line()).isEqualTo("-ERR unknown command 'NOPE', with args beginning with: 'a' ");
             assertThat(c.line()).isEqualTo("-ERR wrong number of arguments for 'get' command");
             assertThat(c.line()).isEqualTo("+PONG");
+        }
+    }
+
+    /**
+     * Requests pipelined after QUIT do not run, as in Redis, even while a request before QUIT is still in flight (its
+     * reply is still written, then QUIT's). Until 2026-11-27 the request after QUIT ran though its client never got a
+     * reply.
+     */
+    @Test
+    void nothingPipelinedAfterQuitRuns() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            try (RawClient c = new RawClient(server.port())) {
+                c.send(RawClient.command("SET", "qa" + i, "1")
+                        + RawClient.command("QUIT")
+                        + RawClient.command("SET", "qb" + i, "2"));
+                assertThat(c.line()).isEqualTo("+OK");
+                assertThat(c.line()).isEqualTo("+OK");
+                assertThat(c.closedByServer()).isTrue();
+            }
+        }
+        try (Jedis j = TestServers.jedis(server)) {
+            for (int i = 0; i < 50; i++) {
+                assertThat(j.get("qa" + i)).as("qa%d", i).isEqualTo("1");
+                assertThat(j.exists("qb" + i)).as("qb%d", i).isFalse();
+            }
+        }
+    }
+
+    /** The bytes of one request's arguments together are bounded (server.max.request.bytes), from the headers. */
+    @Test
+    void aRequestOverMaxRequestBytesIsRefused(@TempDir Path own) throws Exception {
+        try (SluiceServer small =
+                        TestServers.start(own, "server.max.request.bytes", "2048", "server.max.bulk.bytes", "1024");
+                RawClient c = new RawClient(small.port())) {
+            String v = "x".repeat(1000);
+            c.send(RawClient.command("MSET", "a", v) + RawClient.command("MSET", "a", v, "b", v, "c", v));
+            assertThat(c.line()).isEqualTo("+OK");
+            assertThat(c.line())
+                    .isEqualTo("-ERR Protocol error: request of more than 2048 bytes exceeds server.max.request.bytes");
+            assertThat(c.closedByServer()).isTrue();
+            assertThat(small.node().defaultPartition().get("b".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                    .isNull();
         }
     }
 }

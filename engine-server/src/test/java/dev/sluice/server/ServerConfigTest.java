@@ -37,6 +37,32 @@ class ServerConfigTest {
     }
 
     @Test
+    void aKeyGivenTwiceIsAnErrorThatNeverShowsASecret() throws Exception {
+        Path f = dir.resolve("node.properties");
+        Files.writeString(
+                f,
+                "data.dir = data\npartitions = a\nserver.tenant.a.secret = first-pw\nserver.tenant.a.secret = second-pw\n");
+        assertThatThrownBy(() -> ServerConfig.fromProperties(f))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("key server.tenant.a.secret is given twice; give it once")
+                .satisfies(e ->
+                        assertThat(e.getMessage()).doesNotContain("first-pw").doesNotContain("second-pw"));
+        Files.writeString(f, "data.dir = data\nserver.port = 7000\nserver.port = 7001\n");
+        assertThatThrownBy(() -> ServerConfig.fromProperties(f))
+                .hasMessageContaining("key server.port is given twice ('7000', then '7001')");
+    }
+
+    @Test
+    void aRequestLimitBelowTheBulkLimitIsRefusedNamingBoth() {
+        assertThatThrownBy(() -> TestServers.config(dir, "server.max.request.bytes", "4096"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.max.request.bytes = 4096 is below server.max.bulk.bytes = 16778240");
+        assertThat(TestServers.config(dir, "server.max.request.bytes", "4096", "server.max.bulk.bytes", "4096")
+                        .get(ServerConfig.MAX_REQUEST_BYTES))
+                .isEqualTo(4096L);
+    }
+
+    @Test
     void badInputNamesTheKeyAndNeverTheSecret() {
         assertThatThrownBy(() -> TestServers.config(dir, "server.prot", "1"))
                 .isInstanceOf(ConfigException.class)
