@@ -1,11 +1,11 @@
 package dev.sluice.core;
 
 import static dev.sluice.core.StoreOpenSafetyTest.hashes;
+import static dev.sluice.core.StoreOpenSafetyTest.zeroPage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,13 +89,6 @@ class MultiWalRecoveryTest {
                     .toList();
             assertThat(wals.size()).as("WALs: %s", wals).isGreaterThanOrEqualTo(2);
             return wals.subList(wals.size() - 2, wals.size()); // the two the raw writes went to
-        }
-    }
-
-    private static void zeroPage(Path f, long pageOffset) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
-            raf.seek(pageOffset);
-            raf.write(new byte[4096]);
         }
     }
 

@@ -693,7 +693,8 @@ class StoreOpenSafetyTest {
         }
     }
 
-    private static void zeroPage(Path f, long pageOffset) throws IOException {
+    /** Writes 4 KiB of zeros at {@code pageOffset} (a page a power cut lost). */
+    static void zeroPage(Path f, long pageOffset) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
             raf.seek(pageOffset);
             raf.write(new byte[4096]);
