@@ -145,6 +145,30 @@ final class NodeImpl implements SluiceNode {
     }
 
     /**
+     * {@code p} absolute and normalized, with symbolic links resolved in the part of it that exists (so that a link to
+     * the data directory is seen through); as far as the file system can tell.
+     */
+    static Path resolvedPath(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        Path existing = abs;
+        Path rest = null;
+        while (existing != null && !java.nio.file.Files.exists(existing)) {
+            Path name = existing.getFileName();
+            rest = rest == null ? name : name.resolve(rest);
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return abs;
+        }
+        try {
+            Path real = existing.toRealPath();
+            return rest == null ? real : real.resolve(rest);
+        } catch (IOException e) {
+            return abs;
+        }
+    }
+
+    /**
      * Opens {@code control.events.file} for appending (creating it and its directories, as the event log will) before
      * the store is created, so that a path that cannot be written leaves nothing behind in a fresh data directory
      * (until 2026-11-27 the log was opened after the store's marker and directories were made).
@@ -182,8 +206,8 @@ final class NodeImpl implements SluiceNode {
             if (java.nio.file.Files.isDirectory(f)) {
                 throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " is a directory; give a file path");
             }
-            Path store = config.dataDir().toAbsolutePath().normalize();
-            if (f.toAbsolutePath().normalize().startsWith(store)) {
+            Path store = resolvedPath(config.dataDir());
+            if (resolvedPath(f).startsWith(store)) {
                 // Until 2026-11-27 accepted: JSON lines appended to PARTITIONS, a CURRENT or a live WAL made the next
                 // open refuse the store as damaged.
                 throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " is inside data.dir (" + store

@@ -58,8 +58,8 @@ public interface Partition {
 
     /**
      * The keys of at most {@code limit} entries of {@code range}, in order, without their values: no value is copied out
-     * of RocksDB, and the scan is charged (quota, read statistics) for the key bytes it returns. For listings of keys
-     * (the server's SCAN) over large values.
+     * of RocksDB into the heap. The scan still reads the values' blocks, so it is charged (quota, read statistics) like
+     * {@link #scan(KeyRange, int)}: by key and value bytes. For listings of keys (the server's SCAN) over large values.
      */
     List<byte[]> scanKeys(KeyRange range, int limit);
 

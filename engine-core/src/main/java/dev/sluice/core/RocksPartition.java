@@ -1086,6 +1086,10 @@ final class RocksPartition implements Partition {
         private final KeyRange range;
         /** Keys only: no value is copied out of RocksDB (entries carry {@link #NO_VALUE}). */
         private final boolean keysOnly;
+        /** The size of {@link #next}'s value in the store (copied or not). */
+        private int nextValueBytes;
+        /** Zero capacity: {@code RocksIterator.value(buffer)} copies nothing into it and returns the value's size. */
+        private final java.nio.ByteBuffer sizeOnly = java.nio.ByteBuffer.allocateDirect(0);
 
         private final ReadOptions ro;
         private final Slice upper;
@@ -1157,7 +1161,15 @@ final class RocksPartition implements Partition {
                 done = true;
                 return;
             }
-            next = new KeyValue(k, keysOnly ? NO_VALUE : it.value());
+            if (keysOnly) {
+                // the value's size without copying it out: the scan still read it (values sit in the data blocks), so
+                // the quota and the read statistics count it
+                nextValueBytes = it.value(sizeOnly);
+                next = new KeyValue(k, NO_VALUE);
+            } else {
+                next = new KeyValue(k, it.value());
+                nextValueBytes = next.value().length;
+            }
         }
 
         private void checkNotClosed() {
@@ -1213,8 +1225,8 @@ final class RocksPartition implements Partition {
             }
             KeyValue r = next;
             scannedEntries.increment();
-            bytesRead.add(r.key().length + r.value().length);
-            returnedBytes += r.key().length + r.value().length;
+            bytesRead.add(r.key().length + nextValueBytes);
+            returnedBytes += r.key().length + nextValueBytes;
             long owed = PartitionQuota.readUnits(returnedBytes);
             if (owed > chargedUnits) {
                 quota.charge(RequestKind.SCAN, owed - chargedUnits);

@@ -65,11 +65,26 @@ final class WalCheck {
     static final byte[] SYNC_MARK = "\u0000sluice:SYNC-v1\u0000".getBytes(StandardCharsets.ISO_8859_1);
 
     /**
+     * WALs in the order RocksDB wrote them: by file number ({@code %06llu.log}: {@code 1000000.log} comes after {@code
+     * 999999.log}, which a sort by name gets wrong), names that are not numbers last.
+     */
+    static final java.util.Comparator<Path> BY_NUMBER = java.util.Comparator.comparingLong((Path p) -> {
+                String n = p.getFileName().toString();
+                try {
+                    return Long.parseLong(n.substring(0, n.length() - ".log".length()));
+                } catch (NumberFormatException e) {
+                    return Long.MAX_VALUE;
+                }
+            })
+            .thenComparing(p -> p.getFileName().toString());
+
+    /**
      * Problems found in the WAL files of {@code dir} (empty when every WAL is sound up to a possibly torn tail).
      *
      * <p>The live WALs are one log: when point-in-time recovery stops at a bad record of one WAL (accepted above as a
-     * torn tail or a power cut's lost page; see {@link Scan#stops}), RocksDB replays a later WAL only if its first batch continues the sequence
-     * numbers from the last good batch before the bad spot ({@code RecoverLogFiles}); otherwise it drops that whole WAL.
+     * torn tail or a power cut's lost page; see {@link Scan#stops}), RocksDB replays a later WAL only if its first
+     * batch continues the sequence numbers from the last good batch before the bad spot ({@code RecoverLogFiles});
+     * otherwise it drops that whole WAL.
      * A dropped WAL that holds a SYNC-marked write is refused: that write was acknowledged, and its fsync also synced
      * the earlier WALs (RocksDB syncs every live WAL for a sync write), so the bad bytes before it are damage. Until
      * 2026-11-27 each WAL was judged alone, and a hole in an older WAL silently dropped the SYNC writes of a newer one
@@ -80,7 +95,7 @@ final class WalCheck {
         Scan stop = null; // the earlier WAL whose bad spot recovery stops at, while later WALs do not continue it
         try (Stream<Path> s = Files.list(dir)) {
             for (Path wal : (Iterable<Path>)
-                    s.filter(p -> p.getFileName().toString().endsWith(".log")).sorted()::iterator) {
+                    s.filter(p -> p.getFileName().toString().endsWith(".log")).sorted(BY_NUMBER)::iterator) {
                 Scan scan = scan(wal);
                 if (stop != null && scan.firstSequence() >= 0) {
                     if (stop.nextSequence() >= 0 && scan.firstSequence() == stop.nextSequence()) {
@@ -126,8 +141,9 @@ final class WalCheck {
      * @param problem damage within this file (see the class comment)
      * @param firstBad offset of the first bad record or hole; -1 when none
      * @param stops whether RocksDB's reader reports {@code firstBad} as corruption, which stops point-in-time recovery
-     *     there (a checksum mismatch, a record running past a full block, zeros inside a fragmented record); zeros at a
-     *     record boundary it skips as padding, and a record cut by the end of the file it reads as the file's end
+     *     there: every bad record (checksum, length), zeros inside a fragmented record, and a header or record cut by
+     *     the end of the file (a torn tail: the last WAL ends there anyway, an older one's successors must continue its
+     *     sequence); zeros at a record boundary it skips as padding
      * @param nextSequence the sequence number after the last intact batch before {@code firstBad} (or of the whole
      *     file when none is bad); -1 when there is no such batch
      * @param firstSequence the sequence number of the file's first intact batch; -1 when it has none
@@ -213,9 +229,9 @@ final class WalCheck {
                             firstBad = blockStart + pos;
                             firstBadWhy = why;
                             lostPageShape = hasZeroPage(block, pos, Math.min(n, pos + header + len));
-                            // a checksum mismatch is reported as corruption; a record cut by the end of the file is
-                            // read as its end (a torn tail), one that runs past a full block as corruption
-                            firstBadStops = !(why.startsWith("record of") && n < BLOCK);
+                            // reported as corruption in point-in-time mode, at the end of the file too ("truncated
+                            // record body": a hole the higher layer stops at)
+                            firstBadStops = true;
                         }
                         logical.reset();
                         inFragmented = false;
@@ -264,11 +280,24 @@ final class WalCheck {
                     }
                     pos += header + len;
                 }
+                if (n < BLOCK && pos < n && firstBad < 0) {
+                    // 1-6 bytes after the last record of the file's last, partial block: a header cut by the end of
+                    // the file, which RocksDB's reader reports in point-in-time mode ("truncated header")
+                    firstBad = blockStart + pos;
+                    firstBadWhy = "header cut by the end of the file";
+                    firstBadStops = true;
+                }
                 blockStart += n;
                 if (n < BLOCK) {
                     break;
                 }
             }
+        }
+        if (inFragmented && firstBad < 0) {
+            // the file ends inside a record split over blocks: reported too ("error reading trailing data")
+            firstBad = logicalStart;
+            firstBadWhy = "record cut by the end of the file";
+            firstBadStops = true;
         }
         Optional<String> problem =
                 problem(wal, firstBad, firstBadWhy, lostPageShape, firstValidAfter, syncAfter, recordsAfter);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,6 +122,30 @@ class MultiWalRecoveryTest {
                 .hasMessageContaining("the later " + wals.get(1).getFileName())
                 .hasMessageContaining("acknowledged SYNC write");
         assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    /** The older WAL cut inside its last record (a torn tail) before SYNC writes in the newer WAL: refused, unchanged. */
+    @Test
+    void aTornTailOfTheOlderWalBeforeSyncWritesInTheNewerIsRefused() throws Exception {
+        List<Path> wals = twoLiveWals(1000, true);
+        try (RandomAccessFile raf = new RandomAccessFile(wals.get(0).toFile(), "rw")) {
+            raf.setLength(raf.length() - 50);
+        }
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir))).isInstanceOf(StoreCorruptedException.class);
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    /** WALs are taken in RocksDB's order, by number: a name sort puts 1000000.log before 999999.log. */
+    @Test
+    void walsAreOrderedByNumber() {
+        List<Path> sorted = Stream.of("1000000.log", "999999.log", "000012.log", "x.log")
+                .map(Path::of)
+                .sorted(WalCheck.BY_NUMBER)
+                .toList();
+        assertThat(sorted)
+                .extracting(Path::toString)
+                .containsExactly("000012.log", "999999.log", "1000000.log", "x.log");
     }
 
     /** The same hole with only ASYNC writes in the newer WAL: a power cut's loss of unsynced writes; it opens. */

@@ -102,9 +102,9 @@ class PartitionQuotaTest {
         assertThat(p.scan(KeyRange.all(), 0)).isEmpty(); // a scan that returned nothing: 1
         assertThat(p.quotaStats().readUnits()).isEqualTo(23);
         assertThat(p.quotaStats().writeUnits()).isEqualTo(50); // metered without a write quota too: 5 × 10 WCUs
-        // keys only: 5 keys of 8 bytes returned, no value read out → the minimum, 1
+        // keys only: no value copied out, but the values were read: charged like the scan, 5 × 10008 bytes → 13
         assertThat(p.scanKeys(KeyRange.all(), 10)).hasSize(5);
-        assertThat(p.quotaStats().readUnits()).isEqualTo(24);
+        assertThat(p.quotaStats().readUnits()).isEqualTo(36);
     }
 
     @Test

@@ -835,6 +835,18 @@ class StoreOpenSafetyTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("is inside data.dir");
         assertThat(hashes(dir)).isEqualTo(before);
+        Path alias = Files.createSymbolicLink(dir.resolveSibling(dir.getFileName() + "-alias"), dir);
+        try {
+            assertThatThrownBy(() -> Sluice.open(SluiceConfig.builder(dir)
+                            .env("default")
+                            .controlEventsFile(alias.resolve("partitions/default/events.jsonl"))
+                            .build()))
+                    .as("through a symbolic link to the store")
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("is inside data.dir");
+        } finally {
+            Files.delete(alias);
+        }
 
         Path fresh = dir.resolve("fresh");
         Path aFile = Files.writeString(dir.resolve("a-file"), "x");

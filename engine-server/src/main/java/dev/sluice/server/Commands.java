@@ -274,8 +274,8 @@ final class Commands {
         int limit = count;
         byte[] glob = pattern;
         boolean keep = typeMatches;
-        // Keys only: until 2026-11-27 SCAN read every value too (SCAN 0 COUNT 100000 over 1-MB values pulled ~100 GB
-        // into the heap to return key names) and was charged read quota for them.
+        // Keys only: until 2026-11-27 SCAN copied every value into the heap too (SCAN 0 COUNT 100000 over 1-MB values
+        // held ~100 GB to return key names). The values' blocks are still read, and charged to the quota.
         return c.partition().scanKeysAsync(range, limit).thenApply(ks -> {
             long next = ks.size() < limit ? 0 : s.newCursor(ks.get(ks.size() - 1));
             List<Reply> keys = new ArrayList<>();
