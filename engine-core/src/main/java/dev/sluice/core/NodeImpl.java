@@ -175,21 +175,10 @@ final class NodeImpl implements SluiceNode {
      */
     private static void probeEventsFile(Path f) {
         try {
-            Path parent = f.toAbsolutePath().getParent();
-            if (parent != null) {
-                java.nio.file.Files.createDirectories(parent);
-            }
-            java.nio.file.Files.newOutputStream(
-                            f, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)
-                    .close();
-        } catch (IOException e) {
-            String why = e instanceof java.nio.file.FileSystemException fe && fe.getReason() != null
-                    ? fe.getReason()
-                    : e.toString();
-            throw new ConfigException(SluiceConfig.EVENTS_FILE + " = " + f + " cannot be opened for appending: " + why
-                    + (e instanceof java.nio.file.FileAlreadyExistsException
-                            ? " (a file stands where a directory of the path should be)"
-                            : ""));
+            dev.sluice.core.control.ControlEventLog.openForAppend(f).close();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new ConfigException(
+                    SluiceConfig.EVENTS_FILE + " = " + f + " cannot be opened for appending: " + e.getMessage());
         }
     }
 

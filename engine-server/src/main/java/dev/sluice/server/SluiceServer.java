@@ -65,9 +65,6 @@ public final class SluiceServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup httpConnections = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
     private final Map<Channel, RespHandler> handlers = new ConcurrentHashMap<>();
-    /** The highest {@link RespHandler#peakPending} of any connection so far (tests of back-pressure). */
-    private final java.util.concurrent.atomic.AtomicInteger peakPending =
-            new java.util.concurrent.atomic.AtomicInteger();
 
     private final ScheduledExecutorService scheduler;
     private final AtomicLong connectionIds = new AtomicLong();
@@ -147,10 +144,7 @@ public final class SluiceServer implements AutoCloseable {
                         Session session = new Session(connectionIds.incrementAndGet(), node.defaultPartition());
                         RespHandler h = new RespHandler(commands, stats, maxPending, session);
                         handlers.put(ch, h);
-                        ch.closeFuture().addListener(f -> {
-                            handlers.remove(ch);
-                            peakPending.accumulateAndGet(h.peakPending(), Math::max);
-                        });
+                        ch.closeFuture().addListener(f -> handlers.remove(ch));
                         connections.add(ch);
                         ch.pipeline()
                                 .addLast(
@@ -341,12 +335,11 @@ public final class SluiceServer implements AutoCloseable {
         }
     }
 
-    /** The most requests any RESP connection had in flight at once, over the connections open now and closed. */
+    /** The most requests any open RESP connection has had in flight at once (tests of back-pressure). */
     int peakPendingPerConnection() {
-        int p = peakPending.get();
-        for (RespHandler h : handlers.values()) {
-            p = Math.max(p, h.peakPending());
-        }
-        return p;
+        return handlers.values().stream()
+                .mapToInt(RespHandler::peakPending)
+                .max()
+                .orElse(0);
     }
 }

@@ -43,19 +43,29 @@ public final class ControlEventLog implements AutoCloseable {
         this.ring = new ArrayDeque<>(Math.min(capacity, 4096));
         this.registry = registry;
         if (jsonLinesFile != null) {
-            try {
-                Path parent = jsonLinesFile.toAbsolutePath().getParent();
-                if (parent != null) {
-                    Files.createDirectories(parent);
-                }
-                out = Files.newBufferedWriter(
-                        jsonLinesFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            } catch (IOException e) {
-                String why = e instanceof java.nio.file.FileSystemException f && f.getReason() != null
-                        ? f.getReason()
-                        : Files.isDirectory(jsonLinesFile) ? "it is a directory" : e.toString();
-                throw new UncheckedIOException("cannot open control.events.file " + jsonLinesFile + ": " + why, e);
+            out = openForAppend(jsonLinesFile);
+        }
+    }
+
+    /**
+     * Opens (creating it and its directories) a JSON-lines file for appending; the node also calls it, and closes the
+     * writer, before it creates a store, so that a path that cannot be written fails before anything is made.
+     *
+     * @throws UncheckedIOException naming the file and the file system's reason
+     */
+    public static BufferedWriter openForAppend(Path jsonLinesFile) {
+        try {
+            Path parent = jsonLinesFile.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
             }
+            return Files.newBufferedWriter(
+                    jsonLinesFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            String why = e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                    ? f.getReason()
+                    : Files.isDirectory(jsonLinesFile) ? "it is a directory" : e.toString();
+            throw new UncheckedIOException("cannot open control.events.file " + jsonLinesFile + ": " + why, e);
         }
     }
 
