@@ -323,4 +323,87 @@ class CompactionPriorityTest {
         assertThat(noHold.decide(blocked(0, false, 2), 0)).isEmpty();
         assertThat(noHold.holding("p")).isFalse();
     }
+    // ------------------------------------------------------------------ hold.through.batch
+
+    final CompactionPriority through = new CompactionPriority(5, 2, 1000 * MB, 60 * SEC, 30 * SEC, 0, true);
+
+    /** L0 with {@code files} flushed files, none in a compaction (no memory->L1 merge running). */
+    static LevelInfo freeL0(int files) {
+        SstFile[] fs = new SstFile[files];
+        for (int i = 0; i < files; i++) {
+            fs[i] = file(String.format("%06d.sst", 100 + i), 0, 64 * MB, false);
+        }
+        return level(0, 0, fs);
+    }
+
+    @Test
+    void withHoldThroughBatchTheHoldLastsUntilTheBaseLevelBatchEndsAndTheMergeGoesNext() {
+        assertThat(auto(through.decide(blocked(0, false, 2), 0)).enabled()).isFalse();
+        List<Action> batch = through.decide(snap(SEC, true, freeL0(3), busyL1(false), level(2, 100 * MB)), SEC);
+        assertThat(batch).hasSize(1).first().isInstanceOf(Action.CompactFiles.class);
+        assertThat(through.decide(snap(2 * SEC, true, freeL0(4), busyL1(true), level(2, 100 * MB)), 2 * SEC))
+                .as("the batch runs: automatic compactions stay off (no intra-L0, no other L1 compaction)")
+                .isEmpty();
+        assertThat(through.holding("p")).isTrue();
+        LevelInfo after = level(1, 10 * MB, file("000040.sst", 1, 70 * MB, false));
+        Action.SetAutoCompactions on =
+                auto(through.decide(snap(3 * SEC, true, freeL0(5), after, level(2, 150 * MB)), 3 * SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("ended", "memory->L1 merge goes next");
+        assertThat(through.decide(snap(4 * SEC, false, freeL0(5), after, level(2, 150 * MB)), 4 * SEC))
+                .as("L1 is still 7x its target, but the merge RocksDB is about to start goes first")
+                .isEmpty();
+        LevelInfo merging = level(1, 10 * MB, file("000040.sst", 1, 70 * MB, true));
+        assertThat(auto(through.decide(snap(5 * SEC, false, l0Level(5), merging, level(2, 150 * MB)), 5 * SEC))
+                        .enabled())
+                .as("the merge runs and holds all of L1: the next hold, for the next batch")
+                .isFalse();
+    }
+
+    @Test
+    void withHoldThroughBatchABatchStartedOnAFreeBaseLevelPausesAutomaticCompactionsUntilHoldSeconds() {
+        LevelInfo fat = level(1, 10 * MB, file("000011.sst", 1, 30 * MB, false), file("000013.sst", 1, 30 * MB, false));
+        List<Action> a = through.decide(snap(0, freeL0(2), fat, level(2, 100 * MB)), 0);
+        assertThat(a).as("automatic compactions off first, then the batch").hasSize(2);
+        assertThat(((Action.SetAutoCompactions) a.get(0)).enabled()).isFalse();
+        assertThat(((Action.SetAutoCompactions) a.get(0)).reason()).contains("hold.through.batch");
+        assertThat(a.get(1)).isInstanceOf(Action.CompactFiles.class);
+        LevelInfo running =
+                level(1, 10 * MB, file("000011.sst", 1, 30 * MB, true), file("000013.sst", 1, 30 * MB, true));
+        assertThat(through.decide(snap(29 * SEC, true, freeL0(3), running, level(2, 100 * MB)), 29 * SEC))
+                .isEmpty();
+        Action.SetAutoCompactions on =
+                auto(through.decide(snap(30 * SEC, true, freeL0(3), running, level(2, 100 * MB)), 30 * SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("expired while the prioritized compaction of L1 runs");
+    }
+
+    @Test
+    void withHoldThroughBatchL0AtHalfTheSlowdownTriggerEndsTheHold() {
+        LevelInfo fat = level(1, 10 * MB, file("000011.sst", 1, 30 * MB, false), file("000013.sst", 1, 30 * MB, false));
+        assertThat(through.decide(snap(0, freeL0(2), fat, level(2, 100 * MB)), 0))
+                .hasSize(2);
+        LevelInfo running =
+                level(1, 10 * MB, file("000011.sst", 1, 30 * MB, true), file("000013.sst", 1, 30 * MB, true));
+        Action.SetAutoCompactions on =
+                auto(through.decide(snap(SEC, true, freeL0(10), running, level(2, 100 * MB)), SEC));
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.reason()).contains("L0 has 10 files");
+    }
+
+    @Test
+    void withHoldThroughBatchABatchOfADeeperLevelDoesNotPause() {
+        NodeSnapshot s = snap(
+                0,
+                freeL0(1),
+                level(1, 10 * MB, file("000011.sst", 1, 5 * MB, false)),
+                level(2, 10 * MB, file("000021.sst", 2, 60 * MB, false)),
+                level(3, 1000 * MB));
+        List<Action> a = through.decide(s, 0);
+        assertThat(a).hasSize(1).first().isInstanceOf(Action.CompactFiles.class);
+        assertThat(((Action.CompactFiles) a.get(0)).outputLevel()).isEqualTo(3);
+        assertThat(through.holding("p"))
+                .as("L2 is not the base level: the memory->L1 merge is not in its way")
+                .isFalse();
+    }
 }

@@ -6,14 +6,15 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Options;
 
 /**
- * {@code cruise-sp-lsm} with three tree-shape options set per benchmark stack, for experiments on how much data one
+ * {@code cruise-sp-lsm} with four tree-shape options set per benchmark stack, for experiments on how much data one
  * memory→L1 merge takes and how large the base level may grow (CruiseDB §VI-B: SP-LSM merges the memory buffer into
  * L1 "later when the system is relatively idle"; on stock RocksDB the transit L0's compaction trigger decides how many
  * flushed memtables one merge takes).
  *
  * <p>System properties (a scenario sets them per stack with {@code sysprop.…}): {@value #L0_TRIGGER_PROPERTY}
  * ({@code level0_file_num_compaction_trigger}, default: the profile's), {@value #BASE_BYTES_PROPERTY}
- * ({@code max_bytes_for_level_base}) and {@value #MULTIPLIER_PROPERTY} ({@code max_bytes_for_level_multiplier});
+ * ({@code max_bytes_for_level_base}), {@value #MULTIPLIER_PROPERTY} ({@code max_bytes_for_level_multiplier}) and {@value #MAX_COMPACTION_BYTES_PROPERTY} ({@code max_compaction_bytes}:
+ * RocksDB's intra-L0 compaction takes at least 4 L0 files within it, so below 4 flushed memtables it rules that out);
  * unset means {@code cruise-sp-lsm}'s value. Lives in jmh-bench because only the benchmarks need it.
  */
 public final class SpLsmVariantProfile implements Profile {
@@ -21,6 +22,7 @@ public final class SpLsmVariantProfile implements Profile {
     public static final String L0_TRIGGER_PROPERTY = "sluice.splsm.l0.trigger";
     public static final String BASE_BYTES_PROPERTY = "sluice.splsm.level.base.bytes";
     public static final String MULTIPLIER_PROPERTY = "sluice.splsm.level.multiplier";
+    public static final String MAX_COMPACTION_BYTES_PROPERTY = "sluice.splsm.max.compaction.bytes";
 
     @Override
     public String name() {
@@ -30,8 +32,9 @@ public final class SpLsmVariantProfile implements Profile {
     @Override
     public String description() {
         return "cruise-sp-lsm with level0_file_num_compaction_trigger -D" + L0_TRIGGER_PROPERTY
-                + ", max_bytes_for_level_base -D" + BASE_BYTES_PROPERTY + " and max_bytes_for_level_multiplier -D"
-                + MULTIPLIER_PROPERTY + " (unset: cruise-sp-lsm's values). For experiments on the tree's shape.";
+                + ", max_bytes_for_level_base -D" + BASE_BYTES_PROPERTY + ", max_bytes_for_level_multiplier -D"
+                + MULTIPLIER_PROPERTY + " and max_compaction_bytes -D" + MAX_COMPACTION_BYTES_PROPERTY
+                + " (unset: cruise-sp-lsm's values). For experiments on the tree's shape.";
     }
 
     @Override
@@ -44,5 +47,7 @@ public final class SpLsmVariantProfile implements Profile {
                 HandTunedProfile.property(BASE_BYTES_PROPERTY, options.maxBytesForLevelBase(), 1L << 20, 1L << 40));
         options.setMaxBytesForLevelMultiplier(
                 HandTunedProfile.property(MULTIPLIER_PROPERTY, (long) options.maxBytesForLevelMultiplier(), 2, 100));
+        options.setMaxCompactionBytes(HandTunedProfile.property(
+                MAX_COMPACTION_BYTES_PROPERTY, options.maxCompactionBytes(), 1L << 20, 1L << 40));
     }
 }
