@@ -73,20 +73,6 @@ import java.util.Set;
  * rate (and the batch) may come out larger than the device allows. The buffer counts memtable bytes (with RocksDB's
  * per-entry overhead) and L0 file bytes, the write rate user key + value bytes: the budget is an estimate, not a bound.
  *
- * <p><b>Hold through the batch</b> ({@code hold.through.batch}; a Sluice addition, not in the paper). Without it the
- * hold ends the tick after the batch went out, and RocksDB, finding the memory→L1 merge blocked by the batch, starts
- * what else it can: intra-L0 compactions (L0 files merged into one L0 file, which the next merge reads again; an intra-L0
- * compaction also keeps the merge from starting, as RocksDB runs one L0 compaction at a time) and more compactions of
- * the base level's other files, which overlap each other in time, so the merge waits until they all happen to end.
- * Measured on the emulated disk (cruise-a-variant, official run 16 in docs/benchmarks.md, s 416–473): the merge stayed
- * blocked for 57 s while L5 shrank only from 1.07 to 0.73 GiB and intra-L0 compactions used 15–25 MB/s of the disk.
- * With {@code hold.through.batch} a batch of the base level runs with automatic compactions paused (a hold starts with
- * the batch when none is on) until its files have left the level; then automatic compactions resume and, as RocksDB
- * ranks L0 first whenever it can be merged, the merge starts; no new batch of the base level starts until a
- * memory→L1 merge has been seen running (or L0 has nothing waiting, or {@code hold.seconds} passed). The hold's bounds
- * stay: {@code hold.seconds} from its start, half the L0 slowdown trigger, someone else switching compactions on. Only a
- * batch of the base level is held through; a deeper level's batch does not block the merge.
- *
  * <p>A batch counts as pending until none of its files is in the level any more, or {@code timeout.seconds} passed.
  * Pure: time arrives as {@code nowNanos}; not thread-safe (the control plane calls it from one thread).
  */
@@ -97,7 +83,6 @@ public final class CompactionPriority implements ControlLoop {
     private final long timeoutNanos;
     private final long holdNanos;
     private final double budgetWatermark;
-    private final boolean holdThroughBatch;
     /** Weight of a tick in the smoothed rates of the budget. */
     private static final double SMOOTHING = 0.3;
     /** Per partition: the smoothed compaction I/O rate (bytes/s) over the ticks that had compaction I/O. */
@@ -107,12 +92,6 @@ public final class CompactionPriority implements ControlLoop {
 
     private final Map<String, Pending> pending = new HashMap<>();
     private final Map<String, Hold> holds = new HashMap<>();
-    /**
-     * Per partition: when a batch of the base level held through ({@code hold.through.batch}) ended; until a
-     * memory→L1 merge is seen running (or L0 has nothing waiting, or {@code hold.seconds} passed) no new batch of the
-     * base level starts, so that the merge the hold made room for is not pushed back by the next batch.
-     */
-    private final Map<String, Long> mergeOwedSince = new HashMap<>();
     /** No new hold before this time: after a hold expired, or after someone else switched compactions back on. */
     private final Map<String, Long> noHoldUntil = new HashMap<>();
 
@@ -129,23 +108,6 @@ public final class CompactionPriority implements ControlLoop {
     /** @param budgetWatermark {@code budget.watermark}: 0 = no budget, else in (0, 1] (see the class doc) */
     public CompactionPriority(
             double ratio, int maxFiles, long maxBytes, long timeoutNanos, long holdNanos, double budgetWatermark) {
-        this(ratio, maxFiles, maxBytes, timeoutNanos, holdNanos, budgetWatermark, false);
-    }
-
-    /**
-     * @param budgetWatermark {@code budget.watermark}: 0 = no budget, else in (0, 1] (see the class doc)
-     * @param holdThroughBatch {@code hold.through.batch}: keep automatic compactions paused while a prioritized batch
-     *     of the base level runs (see the class doc)
-     */
-    public CompactionPriority(
-            double ratio,
-            int maxFiles,
-            long maxBytes,
-            long timeoutNanos,
-            long holdNanos,
-            double budgetWatermark,
-            boolean holdThroughBatch) {
-        this.holdThroughBatch = holdThroughBatch;
         if (!(budgetWatermark >= 0 && budgetWatermark <= 1)) {
             throw new IllegalArgumentException("budget.watermark must be 0 (off) or in (0, 1]: " + budgetWatermark);
         }
@@ -188,25 +150,6 @@ public final class CompactionPriority implements ControlLoop {
                 holds.remove(p);
                 noHoldUntil.put(p, nowNanos + holdNanos);
                 hold = null;
-            } else if (hold.batchIssued() && heldThroughBatch(s)) {
-                Pending running = pending.get(p);
-                if (running == null || !stillThere(s, running) || nowNanos - running.sinceNanos() >= timeoutNanos) {
-                    release = "the prioritized compaction of the base level ended: automatic compactions resume and"
-                            + " the memory->L1 merge goes next";
-                    mergeOwedSince.put(p, nowNanos);
-                } else if (nowNanos - hold.sinceNanos() >= holdNanos) {
-                    noHoldUntil.put(p, nowNanos + holdNanos);
-                    release = String.format(
-                            "hold of %.0f s expired while the prioritized compaction of L%d runs: automatic"
-                                    + " compactions resume",
-                            holdNanos / 1e9, running.level());
-                } else if (s.l0Files() >= l0Bound(s)) {
-                    release = String.format(
-                            "L0 has %d files (half the slowdown trigger %d): automatic compactions resume",
-                            s.l0Files(), s.l0SlowdownTrigger());
-                } else {
-                    return; // the batch runs alone: no intra-L0 compaction, no other base-level compaction
-                }
             } else if (hold.batchIssued()) {
                 release = "the prioritized compaction started: automatic compactions resume";
             } else if (worst == null) {
@@ -235,16 +178,6 @@ public final class CompactionPriority implements ControlLoop {
                 return;
             }
             pending.remove(p);
-        }
-        Long owed = mergeOwedSince.get(p);
-        if (owed != null) {
-            if (s.inMergeL0Bytes() - s.intraL0MergeBytes() > 0
-                    || s.waitingL0Bytes() == 0
-                    || nowNanos - owed >= holdNanos) {
-                mergeOwedSince.remove(p);
-            } else if (worst != null && worst.level() == baseLevel(s)) {
-                return; // the memory->L1 merge goes before the next batch of the base level
-            }
         }
         if (worst == null) {
             return;
@@ -283,21 +216,6 @@ public final class CompactionPriority implements ControlLoop {
         pending.put(p, new Pending(worst.level(), new HashSet<>(chosen), nowNanos));
         if (hold != null) {
             holds.put(p, new Hold(hold.sinceNanos(), true));
-        } else if (holdThroughBatch
-                && holdNanos > 0
-                && worst.level() == baseLevel(s)
-                && !s.autoCompactionsDisabled()
-                && s.l0Files() < l0Bound(s)
-                && nowNanos >= noHoldUntil.getOrDefault(p, Long.MIN_VALUE)) {
-            holds.put(p, new Hold(nowNanos, true));
-            out.add(new Action.SetAutoCompactions(
-                    p,
-                    false,
-                    String.format(
-                            "a prioritized compaction of L%d (the base level) starts: pause automatic compactions"
-                                    + " while it runs, so that the memory->L1 merge is the next compaction"
-                                    + " (hold.through.batch)",
-                            worst.level())));
         }
         out.add(new Action.CompactFiles(
                 p,
@@ -318,12 +236,6 @@ public final class CompactionPriority implements ControlLoop {
                                         batchIoBytes(s, worst.level(), run) / (double) (1 << 20),
                                         allowed / (1 << 20),
                                         budgetWatermark * 100))));
-    }
-
-    /** Whether the hold stays on while the pending batch runs: {@code hold.through.batch} and a batch of the base level. */
-    private boolean heldThroughBatch(LsmSnapshot s) {
-        Pending running = pending.get(s.partition());
-        return holdThroughBatch && running != null && running.level() == baseLevel(s);
     }
 
     private String noRoom(LsmSnapshot s, LevelInfo level) {

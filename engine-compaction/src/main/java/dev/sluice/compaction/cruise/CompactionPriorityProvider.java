@@ -54,18 +54,9 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                     + " buffer (memtables + unmerged L0) reaches this fill level at the recent user write rate; none"
                     + " starts when not even one file fits. Bounds nothing until a compaction has been measured");
 
-    static final Option<Boolean> HOLD_THROUGH_BATCH = Option.booleanOption(
-            "hold.through.batch",
-            false,
-            "keep automatic compactions paused while a prioritized batch of the base level runs (within hold.seconds"
-                    + " and half the L0 slowdown trigger), so that RocksDB starts neither intra-L0 nor other"
-                    + " base-level compactions beside it and the memory->L1 merge is the next compaction; the next"
-                    + " batch of the base level waits for that merge");
-
     @Override
     public OptionSet optionSet() {
-        return OptionSet.of(
-                RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS, BUDGET_WATERMARK, HOLD_THROUGH_BATCH);
+        return OptionSet.of(RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS, BUDGET_WATERMARK);
     }
 
     @Override
@@ -76,7 +67,6 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                 ctx.get(MAX_BYTES),
                 (long) (ctx.get(TIMEOUT_SECONDS) * 1e9),
                 (long) (ctx.get(HOLD_SECONDS) * 1e9),
-                ctx.get(BUDGET_WATERMARK),
-                ctx.get(HOLD_THROUGH_BATCH));
+                ctx.get(BUDGET_WATERMARK));
     }
 }

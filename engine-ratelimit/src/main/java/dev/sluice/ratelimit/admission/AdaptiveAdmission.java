@@ -153,48 +153,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             long periodNanos,
             int drainTicks,
             double drainHorizonSeconds,
-            double conservativeHorizonSeconds,
-            double smoothingSeconds) {
-        /** Without smoothing ({@code smoothing.seconds} = 0, Eq. 2 as the paper). */
-        public Settings(
-                double k1,
-                double k2,
-                double targetWatermark,
-                double highWatermark,
-                double initialRate,
-                long warmupNanos,
-                double minRate,
-                double maxRateFactor,
-                double deviceReadBytesPerSecond,
-                double deviceWriteBytesPerSecond,
-                AdmissionScope scope,
-                double changeThreshold,
-                WatermarkSource watermarkSource,
-                long periodNanos,
-                int drainTicks,
-                double drainHorizonSeconds,
-                double conservativeHorizonSeconds) {
-            this(
-                    k1,
-                    k2,
-                    targetWatermark,
-                    highWatermark,
-                    initialRate,
-                    warmupNanos,
-                    minRate,
-                    maxRateFactor,
-                    deviceReadBytesPerSecond,
-                    deviceWriteBytesPerSecond,
-                    scope,
-                    changeThreshold,
-                    watermarkSource,
-                    periodNanos,
-                    drainTicks,
-                    drainHorizonSeconds,
-                    conservativeHorizonSeconds,
-                    0);
-        }
-    }
+            double conservativeHorizonSeconds) {}
 
     public enum Mode {
         WARMUP,
@@ -234,10 +193,6 @@ public final class AdaptiveAdmission implements ControlLoop {
         double cutFrom = Double.NaN;
         /** Eq. 2's last adjustment was a cut. */
         boolean cutting;
-        /** The watermark smoothed over {@code smoothing.seconds} (NaN before the first tick or when off). */
-        double smoothedWatermark = Double.NaN;
-        /** Eq. 2's error on the smoothed watermark at its last periodic step (with smoothing on). */
-        double previousSmoothedError = Double.NaN;
 
         public Mode mode() {
             return mode;
@@ -367,11 +322,6 @@ public final class AdaptiveAdmission implements ControlLoop {
             return null; // first snapshot: no rates yet
         }
         double y = s.watermarkSource().of(ls);
-        if (s.smoothingSeconds() > 0) {
-            double a = Math.min(1, ls.intervalNanos() / 1e9 / s.smoothingSeconds());
-            st.smoothedWatermark =
-                    Double.isNaN(st.smoothedWatermark) ? y : st.smoothedWatermark + a * (y - st.smoothedWatermark);
-        }
         boolean fell = !Double.isNaN(st.previousWatermark) && y < st.previousWatermark;
         if (!fell) {
             st.drainingTicks = 0;
@@ -582,21 +532,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.periodOps = 0;
             st.periodNanos = 0;
             double e = y - s.targetWatermark();
-            double factor;
-            double used = e;
-            String seen = "";
-            if (s.smoothingSeconds() > 0) {
-                // Eq. 2 on the smoothed watermark: its own previous error, so the derivative term sees the trend of
-                // the smoothed value and not a jump between it and a tick's value recorded by another rule.
-                double es = st.smoothedWatermark - s.targetWatermark();
-                double prev = Double.isNaN(st.previousSmoothedError) ? es : st.previousSmoothedError;
-                factor = 1 - s.k1() * es - s.k2() * (es - prev);
-                st.previousSmoothedError = es;
-                used = es;
-                seen = String.format(", smoothed over %.0f s %.0f%%", s.smoothingSeconds(), 100 * st.smoothedWatermark);
-            } else {
-                factor = 1 - s.k1() * e - s.k2() * (e - st.previousError);
-            }
+            double factor = 1 - s.k1() * e - s.k2() * (e - st.previousError);
             factor = Math.max(0.1, Math.min(2.0, factor));
             if (factor < 1 && drainingAbove) {
                 // The buffer already drains, tick after tick: a cut now only lowers the rate the drain rule above
@@ -614,7 +550,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.rate = Math.max(1, base) * factor;
             st.previousError = e;
             st.mode = Mode.FEEDBACK;
-            reason = String.format("watermark %.0f%%%s, e=%+.2f: x%.3f (Eq. 2)", 100 * y, seen, used, factor);
+            reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
         }
         return emit(ls, st, before, reason);
     }

@@ -131,17 +131,6 @@ public final class AdmissionProviders {
                     + " seconds, the rate holds instead of dropping to T_c (a Sluice addition); 0 = never (T_c as the"
                     + " paper)");
 
-    static final Option<Double> SMOOTHING_SECONDS = Option.doubleOption(
-            "smoothing.seconds",
-            0,
-            0,
-            3600,
-            "s",
-            "Eq. 2's periodic step reads the watermark smoothed (exponentially, this time constant) instead of its"
-                    + " value at the period's last tick, so that a buffer that rises and falls with each compaction"
-                    + " cycle is not answered by cuts and raises in step with it (a Sluice addition); the high"
-                    + " watermark and the drain rules still read the tick's value; 0 = off (as the paper)");
-
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -186,8 +175,7 @@ public final class AdmissionProviders {
                     PERIOD_SECONDS,
                     DRAIN_TICKS,
                     DRAIN_HORIZON_SECONDS,
-                    CONSERVATIVE_HORIZON_SECONDS,
-                    SMOOTHING_SECONDS);
+                    CONSERVATIVE_HORIZON_SECONDS);
         }
 
         @Override
@@ -216,8 +204,7 @@ public final class AdmissionProviders {
                     (long) (ctx.get(PERIOD_SECONDS) * 1e9),
                     (int) (long) ctx.get(DRAIN_TICKS),
                     ctx.get(DRAIN_HORIZON_SECONDS),
-                    ctx.get(CONSERVATIVE_HORIZON_SECONDS),
-                    ctx.get(SMOOTHING_SECONDS));
+                    ctx.get(CONSERVATIVE_HORIZON_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

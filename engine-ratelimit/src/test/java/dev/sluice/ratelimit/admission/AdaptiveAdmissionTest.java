@@ -916,63 +916,7 @@ class AdaptiveAdmissionTest {
                 periodNanos,
                 drainTicks,
                 drainHorizonSeconds,
-                conservativeHorizonSeconds,
-                s.smoothingSeconds());
-    }
-
-    /** {@code s} with {@code smoothing.seconds} replaced. */
-    static AdaptiveAdmission.Settings withSmoothing(AdaptiveAdmission.Settings s, double seconds) {
-        return new AdaptiveAdmission.Settings(
-                s.k1(),
-                s.k2(),
-                s.targetWatermark(),
-                s.highWatermark(),
-                s.initialRate(),
-                s.warmupNanos(),
-                s.minRate(),
-                s.maxRateFactor(),
-                s.deviceReadBytesPerSecond(),
-                s.deviceWriteBytesPerSecond(),
-                s.scope(),
-                s.changeThreshold(),
-                s.watermarkSource(),
-                s.periodNanos(),
-                s.drainTicks(),
-                s.drainHorizonSeconds(),
-                s.conservativeHorizonSeconds(),
-                seconds);
-    }
-
-    @Test
-    void withSmoothingEquation2AnswersTheSmoothedWatermarkNotOneHighTick() {
-        AdaptiveAdmission plain = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
-        AdaptiveAdmission smooth = new AdaptiveAdmission("admission", withSmoothing(settings(10_000, 0, 0), 10));
-        for (AdaptiveAdmission c : List.of(plain, smooth)) {
-            now = 0;
-            for (int i = 0; i < 5; i++) {
-                c.decide(tick(0.5, 5000, 5000, 5), now);
-            }
-        }
-        now = 5 * SEC;
-        // one tick at 70 %: Eq. 2 on the tick's value, e = 0.2, Δe = 0.2 -> x0.82
-        assertThat(rateOf(plain.decide(tick(0.7, 5000, 5000, 5), now))).isCloseTo(8_200, within(0.01));
-        now = 5 * SEC;
-        // smoothed over 10 s: 50 % + 0.1 x 20 points = 52 %, e = 0.02, Δe = 0.02 -> x0.982
-        List<Action> a = smooth.decide(tick(0.7, 5000, 5000, 5), now);
-        assertThat(rateOf(a)).isCloseTo(9_820, within(0.01));
-        assertThat(a.get(0).reason()).contains("smoothed over 10 s 52%", "e=+0.02");
-    }
-
-    @Test
-    void withSmoothingAWatermarkThatStaysHighIsStillCut() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", withSmoothing(settings(10_000, 0, 0), 10));
-        c.decide(tick(0.5, 5000, 5000, 5), now);
-        for (int i = 0; i < 30; i++) {
-            c.decide(tick(0.7, 5000, 5000, 5), now);
-        }
-        assertThat(c.state("p").rate())
-                .as("the smoothed watermark reaches 70 % within a few time constants: Eq. 2 cuts as without smoothing")
-                .isLessThan(2_000);
+                conservativeHorizonSeconds);
     }
 
     @Test
