@@ -115,6 +115,15 @@ public final class Profiles {
      *       SP-LSM; admission sees it only with {@code watermark.source = unmerged} (memtables + L0, see
      *       {@code dev.sluice.ratelimit.admission.WatermarkSource}). Measured on the emulated disk (cruise-a-variant,
      *       before 6e7ee63): L0 grew to 14 files (~900 MB) while the memtable watermark stayed under 13 %.
+     *   <li>No intra-L0 compactions (SP-LSM has no L0, so the paper has nothing like them): {@code max_compaction_bytes}
+     *       = 3 × {@code write_buffer_size}. When the memory→L1 merge cannot start (a compaction of the base level holds
+     *       its files), RocksDB merges L0 files into one L0 file instead, but only 4 or more of them within {@code
+     *       max_compaction_bytes}; three flushed memtables exceed it. Such a compaction rewrites transit data the next
+     *       merge reads again and, as RocksDB runs one L0 compaction at a time, keeps that merge from starting until it
+     *       ends. Measured on cruise-a-variant (experiments 15 and 17 in docs/benchmarks.md, 2026-11-27): with them the
+     *       merge stayed blocked for ~63 s, the buffer reached 94–96 % and the P99 tail was 4,850 and 4,835 ops/s;
+     *       without them 6,861 and 6,548 in the same runs. The option also cuts an output file whose overlap with the
+     *       level below the output level passes it, so base-level files come out smaller.
      *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
      *   <li>A {@value #BLOOM_BITS_PER_KEY}-bit-per-key Bloom filter (not in the paper, and not in stock RocksDB's defaults).
      *       The transit L0 adds sorted runs that a point read must probe; without a filter each probe of an L0 file that
@@ -136,7 +145,8 @@ public final class Profiles {
         public String description() {
             return "CruiseDB SP-LSM (§VI), approximated on stock RocksDB: up to 12 memtables of 64 MiB; L0 as a transit"
                     + " stage (every flushed file compacts into L1 at once: L0 compaction trigger 1, L0 slowdown/stop 100/200,"
-                    + " so L0 never stalls but flushes still write L0 files); 4 background jobs, 2 subcompactions. With"
+                    + " so L0 never stalls but flushes still write L0 files); no intra-L0 compactions (max_compaction_bytes"
+                    + " = 3 x write_buffer_size); 4 background jobs, 2 subcompactions. With"
                     + " admission, set control.admission.watermark.source = unmerged so the watermark counts the transit"
                     + " L0 as part of SP-LSM's buffer. Adds a 10-bit-per-key Bloom filter (stock has none), so that point"
                     + " reads skip the transit L0 files that do not hold the key.";
@@ -150,7 +160,8 @@ public final class Profiles {
                     .setLevel0SlowdownWritesTrigger(100)
                     .setLevel0StopWritesTrigger(200)
                     .setMaxBackgroundJobs(4)
-                    .setMaxSubcompactions(2);
+                    .setMaxSubcompactions(2)
+                    .setMaxCompactionBytes(3 * o.writeBufferSize());
             addBloomFilter(o, t);
         }
     }
