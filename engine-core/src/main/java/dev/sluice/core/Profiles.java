@@ -121,7 +121,7 @@ public final class Profiles {
      *       max_compaction_bytes}; three flushed memtables exceed it. Such a compaction rewrites transit data the next
      *       merge reads again and, as RocksDB runs one L0 compaction at a time, keeps that merge from starting until it
      *       ends. Measured on cruise-a-variant (experiments 15 and 17 in docs/benchmarks.md, 2026-11-27): with them the
-     *       merge stayed blocked for ~63 s, the buffer reached 94–96 % and the P99 tail was 4,850 and 4,835 ops/s;
+     *       merge stayed blocked for about a minute, the buffer reached 94–96 % and the P99 tail was 4,850 and 4,835 ops/s;
      *       without them 6,861 and 6,548 in the same runs. The option also cuts an output file whose overlap with the
      *       level below the output level passes it, so base-level files come out smaller.
      *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
