@@ -13,8 +13,9 @@ import org.rocksdb.Options;
  *
  * <p>System properties (a scenario sets them per stack with {@code sysprop.…}): {@value #L0_TRIGGER_PROPERTY}
  * ({@code level0_file_num_compaction_trigger}, default: the profile's), {@value #BASE_BYTES_PROPERTY}
- * ({@code max_bytes_for_level_base}), {@value #MULTIPLIER_PROPERTY} ({@code max_bytes_for_level_multiplier}) and {@value #MAX_COMPACTION_BYTES_PROPERTY} ({@code max_compaction_bytes}:
- * RocksDB's intra-L0 compaction takes at least 4 L0 files within it, so below 4 flushed memtables it rules that out);
+ * ({@code max_bytes_for_level_base}), {@value #MULTIPLIER_PROPERTY} ({@code max_bytes_for_level_multiplier}) and
+ * {@value #MAX_COMPACTION_BYTES_PROPERTY} ({@code max_compaction_bytes}; RocksDB's intra-L0 compaction takes at least 4
+ * L0 files within it, so a value below four flushed memtables rules it out, as {@code cruise-sp-lsm}'s does);
  * unset means {@code cruise-sp-lsm}'s value. Lives in jmh-bench because only the benchmarks need it.
  */
 public final class SpLsmVariantProfile implements Profile {

@@ -20,6 +20,7 @@ class SpLsmVariantProfileTest {
         System.clearProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY);
         System.clearProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY);
         System.clearProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.MAX_COMPACTION_BYTES_PROPERTY);
     }
 
     @Test
@@ -32,6 +33,11 @@ class SpLsmVariantProfileTest {
             assertThat(variant.maxBytesForLevelBase()).isEqualTo(plain.maxBytesForLevelBase());
             assertThat(variant.maxBytesForLevelMultiplier()).isEqualTo(plain.maxBytesForLevelMultiplier());
             assertThat(variant.maxWriteBufferNumber()).isEqualTo(12);
+            assertThat(variant.maxCompactionBytes()).isEqualTo(plain.maxCompactionBytes());
+            assertThat(plain.maxCompactionBytes())
+                    .as("cruise-sp-lsm: three flushed memtables exceed it, so RocksDB starts no intra-L0 compaction")
+                    .isEqualTo(3 * plain.writeBufferSize())
+                    .isEqualTo(192L << 20);
         }
     }
 
@@ -40,8 +46,10 @@ class SpLsmVariantProfileTest {
         System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "4");
         System.setProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY, "536_870_912");
         System.setProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY, "5");
+        System.setProperty(SpLsmVariantProfile.MAX_COMPACTION_BYTES_PROPERTY, "1_677_721_600");
         try (Options o = new Options()) {
             new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig());
+            assertThat(o.maxCompactionBytes()).isEqualTo(1600L << 20);
             assertThat(o.level0FileNumCompactionTrigger()).isEqualTo(4);
             assertThat(o.maxBytesForLevelBase()).isEqualTo(512L << 20);
             assertThat(o.maxBytesForLevelMultiplier()).isEqualTo(5.0);
