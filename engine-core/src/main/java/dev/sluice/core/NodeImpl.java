@@ -93,6 +93,10 @@ final class NodeImpl implements SluiceNode {
     private StoreCheck.StoreLock storeLock; // <data.dir>/SLUICE.lock, held until close
     private NodeSnapshot previousNode;
     private volatile boolean closed;
+    /** Counted down when {@link #close()} has released everything, so that a concurrent second close can wait for it. */
+    private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
+    /** The thread running {@link #close()}; a close from that thread (a callback during close) returns at once. */
+    private volatile Thread closingThread;
 
     private NodeImpl(SluiceConfig config, MeterRegistry registry, Ticker ticker, StorageEnv env) {
         this.config = config;
@@ -279,6 +283,23 @@ final class NodeImpl implements SluiceNode {
             prepareLayout(config.dataDir());
             if (lock == null) {
                 lock = StoreCheck.StoreLock.acquire(config.dataDir());
+                // Phase 1 ran without the lock (there was no directory to lock): another process may have created
+                // and closed a store at this path in between. Its partitions are not "new" any more, and opening
+                // them as new would skip the checks of phase 1; refuse instead (until 2026-11-27 not checked).
+                for (String name : config.partitions()) {
+                    Path dir = config.dataDir().resolve("partitions").resolve(name);
+                    StoreCheck.State now;
+                    try {
+                        now = StoreCheck.classify(name, dir);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException("cannot read data directory " + config.dataDir(), e);
+                    }
+                    if (now != states.get(name)) {
+                        throw new SluiceException("Sluice store " + config.dataDir() + " was created by another node"
+                                + " while this one was opening it (partition '" + name + "' appeared); nothing was"
+                                + " opened; open it again");
+                    }
+                }
             }
             node = new NodeImpl(config, registry, ticker, env);
             node.storeLock = lock;
@@ -915,12 +936,43 @@ final class NodeImpl implements SluiceNode {
 
     @Override
     public void close() {
+        boolean first;
         synchronized (this) {
-            if (closed) {
-                return;
+            first = !closed;
+            if (first) {
+                closed = true;
+                closingThread = Thread.currentThread();
             }
-            closed = true;
         }
+        if (!first) {
+            awaitClose(); // outside the monitor: the first close takes it to close the partitions
+            return;
+        }
+        try {
+            closeOnce();
+        } finally {
+            closeDone.countDown();
+        }
+    }
+
+    /**
+     * A second {@code close()} returns only once the first has finished (the store lock released, RocksDB closed), so
+     * that a caller may reopen the store after its own {@code close()} returns, whichever thread closed first. From
+     * the closing thread itself it returns at once; if the waiting thread is interrupted it returns with the interrupt
+     * status set.
+     */
+    private void awaitClose() {
+        if (Thread.currentThread() == closingThread) {
+            return;
+        }
+        try {
+            closeDone.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeOnce() {
         if (plane != null) {
             plane.ownerClosing();
         }

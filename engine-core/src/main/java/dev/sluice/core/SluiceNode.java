@@ -46,6 +46,11 @@ public interface SluiceNode extends AutoCloseable {
     /** Whether the node runs on the priority Env (false: RocksDB's default Env). */
     boolean priorityEnv();
 
+    /**
+     * Lets admitted async requests finish, stops the control plane and closes every partition and the store lock.
+     * Idempotent; a call that finds another thread closing waits until that close has finished, so the store can be
+     * reopened as soon as any {@code close()} returns.
+     */
     @Override
     void close();
 }

@@ -38,6 +38,37 @@ class ClosingAndMetricsTest {
     }
 
     @Test
+    void aSecondConcurrentCloseReturnsOnlyWhenTheStoreCanBeReopened() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            SluiceNode node = Sluice.open(
+                    cfg().asyncThreads(1).asyncQueueCapacity(100_000).build());
+            Partition p = node.defaultPartition();
+            List<CompletableFuture<Void>> fs = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                fs.add(p.putAsync(("k" + round + "-" + i).getBytes(), new byte[100], WriteMode.SYNC));
+            }
+            // the first close drains the 2,000 synced writes (hundreds of ms); the second starts while it does
+            CompletableFuture<Void> first = CompletableFuture.runAsync(node::close);
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                try {
+                    node.partitionNames();
+                    return false;
+                } catch (IllegalStateException closing) {
+                    return true;
+                }
+            });
+            node.close();
+            // the first close has released the store when the second returns: it opens at once (before the fix the
+            // second close returned at once and this open was refused, the store being "already open")
+            try (SluiceNode again = Sluice.open(cfg().build())) {
+                assertThat(again.defaultPartition().get(("k" + round + "-1999").getBytes()))
+                        .isNotNull();
+            }
+            first.join();
+        }
+    }
+
+    @Test
     void admittedAsyncRequestsFinishWhenTheNodeCloses() throws Exception {
         SluiceNode node =
                 Sluice.open(cfg().asyncThreads(1).asyncQueueCapacity(100_000).build());

@@ -306,6 +306,12 @@ final class Commands {
             return done(Reply.error("ERR syntax error"));
         }
         if (!config.authRequired()) {
+            if (a.length == 3 && new String(a[1], StandardCharsets.UTF_8).equals("default")) {
+                // as Redis with no password set: its "default" user takes any password, so clients configured with
+                // user "default" (redis://default:x@host URLs, HELLO 2 AUTH default x) connect (until 2026-11-27 an
+                // error)
+                return done(Reply.OK);
+            }
             return done(Reply.error("ERR AUTH called without any tenant configured (server.tenant.<name>.secret);"
                     + " this server needs no AUTH"));
         }
@@ -497,12 +503,15 @@ final class Commands {
     }
 
     private CompletableFuture<Reply> info(Call c, byte[][] a) {
-        Session s = c.session();
-        if (a.length > 2) {
-            return done(Reply.error("ERR syntax error"));
+        // INFO [section [section ...]], as Redis 7: several sections in one request (until 2026-11-27: a syntax error)
+        java.util.Set<String> sections = new java.util.LinkedHashSet<>();
+        for (int i = 1; i < a.length; i++) {
+            sections.add(word(a[i]).toLowerCase(Locale.ROOT));
         }
-        String section = a.length == 2 ? word(a[1]).toLowerCase(Locale.ROOT) : "default";
-        return done(new Reply.Bulk(status.info(section, c).getBytes(StandardCharsets.UTF_8)));
+        if (sections.isEmpty()) {
+            sections.add("default");
+        }
+        return done(new Reply.Bulk(status.info(sections, c).getBytes(StandardCharsets.UTF_8)));
     }
 
     // ---- errors ----

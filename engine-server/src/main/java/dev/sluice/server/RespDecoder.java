@@ -241,7 +241,13 @@ final class RespDecoder extends ByteToMessageDecoder {
         }
     }
 
-    /** An inline command: one line split on blanks; null when incomplete. */
+    /**
+     * An inline command: one line split into arguments as Redis splits it ({@code sdssplitargs}): on blanks, with
+     * {@code "..."} (escapes {@code \n \r \t \b \a \\ \" \xHH}) and {@code '...'} (escape {@code \'}) quoting, so that
+     * {@code SET k "a b"} sets the value {@code a b} and {@code ""} is an empty argument; null when incomplete. A quote
+     * left open, or a closing quote followed by something other than a blank, is a protocol error ("unbalanced quotes
+     * in request"), as in Redis. Until 2026-11-27 the line was split on blanks only and quotes were kept as bytes.
+     */
     private Object decodeInline(ByteBuf in) throws Malformed {
         int limit = Math.min(in.writerIndex(), in.readerIndex() + maxInlineBytes + 2);
         int eol = in.indexOf(in.readerIndex(), limit, (byte) '\n');
@@ -252,19 +258,104 @@ final class RespDecoder extends ByteToMessageDecoder {
             return null;
         }
         int end = eol > in.readerIndex() && in.getByte(eol - 1) == '\r' ? eol - 1 : eol;
-        String line = in.toString(in.readerIndex(), end - in.readerIndex(), StandardCharsets.UTF_8);
+        byte[] line = new byte[end - in.readerIndex()];
+        in.getBytes(in.readerIndex(), line);
         in.readerIndex(eol + 1);
-        List<byte[]> args = new ArrayList<>();
-        for (String part : line.trim().split("[ \t]+")) {
-            if (!part.isEmpty()) {
-                args.add(part.getBytes(StandardCharsets.UTF_8));
-            }
-        }
+        List<byte[]> args = splitArgs(line);
         if (args.size() > maxArrayLength) {
             throw new Malformed("inline request of " + args.size() + " arguments exceeds server.max.array.length ("
                     + maxArrayLength + ")");
         }
         return args.isEmpty() ? SKIP : args.toArray(new byte[0][]);
+    }
+
+    /** Redis' {@code sdssplitargs} over bytes (see {@link #decodeInline}). */
+    private static List<byte[]> splitArgs(byte[] line) throws Malformed {
+        List<byte[]> args = new ArrayList<>();
+        int i = 0;
+        int n = line.length;
+        while (true) {
+            while (i < n && isBlank(line[i])) {
+                i++;
+            }
+            if (i >= n) {
+                return args;
+            }
+            java.io.ByteArrayOutputStream cur = new java.io.ByteArrayOutputStream();
+            boolean inDouble = false;
+            boolean inSingle = false;
+            boolean done = false;
+            while (!done) {
+                if (inDouble) {
+                    if (i >= n) {
+                        throw new Malformed("unbalanced quotes in request");
+                    }
+                    byte b = line[i];
+                    if (b == '\\'
+                            && i + 3 < n
+                            && line[i + 1] == 'x'
+                            && hex(line[i + 2]) >= 0
+                            && hex(line[i + 3]) >= 0) {
+                        cur.write(hex(line[i + 2]) * 16 + hex(line[i + 3]));
+                        i += 3;
+                    } else if (b == '\\' && i + 1 < n) {
+                        i++;
+                        cur.write(
+                                switch (line[i]) {
+                                    case 'n' -> '\n';
+                                    case 'r' -> '\r';
+                                    case 't' -> '\t';
+                                    case 'b' -> '\b';
+                                    case 'a' -> 7;
+                                    default -> line[i];
+                                });
+                    } else if (b == '"') {
+                        if (i + 1 < n && !isBlank(line[i + 1])) {
+                            throw new Malformed("unbalanced quotes in request"); // "foo"bar is an error
+                        }
+                        done = true;
+                    } else {
+                        cur.write(b);
+                    }
+                } else if (inSingle) {
+                    if (i >= n) {
+                        throw new Malformed("unbalanced quotes in request");
+                    }
+                    byte b = line[i];
+                    if (b == '\\' && i + 1 < n && line[i + 1] == '\'') {
+                        i++;
+                        cur.write('\'');
+                    } else if (b == '\'') {
+                        if (i + 1 < n && !isBlank(line[i + 1])) {
+                            throw new Malformed("unbalanced quotes in request");
+                        }
+                        done = true;
+                    } else {
+                        cur.write(b);
+                    }
+                } else if (i >= n || isBlank(line[i])) {
+                    done = true;
+                } else if (line[i] == '"') {
+                    inDouble = true;
+                } else if (line[i] == '\'') {
+                    inSingle = true;
+                } else {
+                    cur.write(line[i]);
+                }
+                if (i < n) {
+                    i++;
+                }
+            }
+            args.add(cur.toByteArray());
+        }
+    }
+
+    private static boolean isBlank(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0;
+    }
+
+    private static int hex(byte b) {
+        return Character.digit((char) b, 16);
     }
 
     private static String printable(byte b) {

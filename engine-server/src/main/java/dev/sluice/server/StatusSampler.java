@@ -179,11 +179,14 @@ final class StatusSampler {
         }
     }
 
-    /** {@code INFO [section]}: server, clients, stats, sluice (per-partition snapshot); "all"/"default" = every one. */
-    String info(String section, Commands.Call c) {
-        boolean all = section.equals("default") || section.equals("all") || section.equals("everything");
+    /**
+     * {@code INFO [section ...]}: server, clients, stats, sluice (per-partition snapshot); "all"/"default"/"everything"
+     * = every one; sections this server does not have are left out (Redis answers them with nothing too).
+     */
+    String info(java.util.Set<String> sections, Commands.Call c) {
+        boolean all = sections.contains("default") || sections.contains("all") || sections.contains("everything");
         StringBuilder sb = new StringBuilder();
-        if (all || section.equals("server")) {
+        if (all || sections.contains("server")) {
             sb.append("# Server\r\n")
                     .append("redis_version:7.0.0\r\n")
                     .append("sluice_server:1\r\n")
@@ -198,12 +201,12 @@ final class StatusSampler {
                     .append((clock.millis() - startMillis) / 1000)
                     .append("\r\n\r\n");
         }
-        if (all || section.equals("clients")) {
+        if (all || sections.contains("clients")) {
             sb.append("# Clients\r\nconnected_clients:")
                     .append(stats.connections())
                     .append("\r\n\r\n");
         }
-        if (all || section.equals("stats")) {
+        if (all || sections.contains("stats")) {
             sb.append("# Stats\r\ntotal_commands_processed:")
                     .append(stats.commands())
                     .append("\r\ninstantaneous_ops_per_sec:")
@@ -214,7 +217,7 @@ final class StatusSampler {
                     .append(stats.quotaCount())
                     .append("\r\n\r\n");
         }
-        if (all || section.equals("sluice")) {
+        if (all || sections.contains("sluice")) {
             sb.append("# Sluice\r\n")
                     .append("profile:")
                     .append(node.config().profile())

@@ -126,6 +126,8 @@ class RespCommandsTest {
             assertThat(info)
                     .contains("# Server", "redis_version:", "# Sluice", "partition_default:memtable_watermark=");
             assertThat(j.info("stats")).contains("total_commands_processed:").doesNotContain("# Server");
+            String two = new String((byte[]) j.sendCommand(Protocol.Command.INFO, "server", "STATS"), UTF_8);
+            assertThat(two).contains("# Server", "# Stats").doesNotContain("# Sluice", "# Clients");
             assertThat(j.clientSetname("worker-1")).isEqualTo("OK");
             assertThat(j.clientGetname()).isEqualTo("worker-1");
             assertThatThrownBy(() -> j.clientSetname("has space"))
@@ -182,6 +184,12 @@ class RespCommandsTest {
                     .isInstanceOf(JedisDataException.class)
                     .hasMessageStartingWith("ERR ");
             assertThatThrownBy(() -> j.auth("t", "s"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageStartingWith("ERR AUTH called without any tenant configured");
+            assertThat(j.auth("default", "anything"))
+                    .as("Redis' passwordless default user")
+                    .isEqualTo("OK");
+            assertThatThrownBy(() -> j.auth("secret"))
                     .isInstanceOf(JedisDataException.class)
                     .hasMessageStartingWith("ERR AUTH called without any tenant configured");
             assertThat(j.configGet("appendonly")).containsEntry("appendonly", "yes");

@@ -51,4 +51,33 @@ class RespDecoderTest {
         assertThat(d.reservedSlots()).isEqualTo(1024);
         ch.finishAndReleaseAll();
     }
+
+    private static java.util.List<String> inline(String line) {
+        RespDecoder d = new RespDecoder(1000, 1 << 20, 1 << 16, Long.MAX_VALUE, () -> false);
+        EmbeddedChannel ch = channel(d);
+        ch.writeInbound(Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.ISO_8859_1));
+        Object msg = ch.readInbound();
+        ch.finishAndReleaseAll();
+        if (msg instanceof RespDecoder.ProtocolError e) {
+            return java.util.List.of("ERROR: " + e.message());
+        }
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (byte[] a : (byte[][]) msg) {
+            out.add(new String(a, java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+        return out;
+    }
+
+    /** Inline commands are split as Redis' sdssplitargs splits them (until 2026-11-27: on blanks, quotes kept). */
+    @Test
+    void inlineCommandsHonourRedisQuoting() {
+        assertThat(inline("SET k \"a b\"\r\n")).containsExactly("SET", "k", "a b");
+        assertThat(inline("SET k ''\r\n")).containsExactly("SET", "k", "");
+        assertThat(inline("SET 'it\\'s' \"x\\ty\\n\\x41\\\"\"\n")).containsExactly("SET", "it's", "x\ty\nA\"");
+        assertThat(inline("  GET   a\"b c\"  \r\n")).containsExactly("GET", "ab c");
+        assertThat(inline("ECHO \"\\xff\\x00\"\r\n")).containsExactly("ECHO", "\u00ff\u0000");
+        assertThat(inline("SET k \"open\r\n")).containsExactly("ERROR: Protocol error: unbalanced quotes in request");
+        assertThat(inline("SET k \"a\"b\r\n")).containsExactly("ERROR: Protocol error: unbalanced quotes in request");
+        assertThat(inline("SET k 'a\r\n")).containsExactly("ERROR: Protocol error: unbalanced quotes in request");
+    }
 }

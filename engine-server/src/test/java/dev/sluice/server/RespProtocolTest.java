@@ -89,6 +89,14 @@ class RespProtocolTest {
             assertThat(c.line()).isEqualTo("ine");
             assertThat(c.line()).isEqualTo("$2");
             assertThat(c.line()).isEqualTo("hi");
+            // Redis' quoting (sdssplitargs): a quoted value with a blank and an escape is one argument
+            c.send("SET \"q k\" 'it\\'s \"x\"'\r\nGET \"q k\"\r\n");
+            assertThat(c.line()).isEqualTo("+OK");
+            assertThat(c.line()).isEqualTo("$8");
+            assertThat(c.line()).isEqualTo("it's \"x\"");
+            c.send("SET k \"unterminated\r\n");
+            assertThat(c.line()).isEqualTo("-ERR Protocol error: unbalanced quotes in request");
+            assertThat(c.closedByServer()).isTrue();
         }
     }
 
