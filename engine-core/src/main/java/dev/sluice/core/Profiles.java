@@ -124,6 +124,15 @@ public final class Profiles {
      *       merge stayed blocked for about a minute, the buffer reached 94–96 % and the P99 tail was 4,850 and 4,835 ops/s;
      *       without them 6,861 and 6,548 in the same runs. The option also cuts an output file whose overlap with the
      *       level below the output level passes it, so base-level files come out smaller.
+     *   <li>Level size ratio 5 ({@code max_bytes_for_level_multiplier = 5}; stock and the paper's RocksDB: 10). The
+     *       paper does not set a ratio. With random inserts every memory→L1 merge overlaps, and rewrites, the whole base
+     *       level, and with dynamic level sizes the base level's target is the last level's size over the ratio, so at
+     *       ratio 10 the base level, fed by SP-LSM's large merges faster than it drains into the last level, grew to
+     *       1.4–1.7 GiB (about the last level's size) on cruise-a-variant and each merge rewrote all of it. At ratio 5
+     *       the tree gains a level sooner and the base level stays smaller (0.4–0.9 GiB), so merges are shorter.
+     *       Measured on cruise-a-variant (experiment 18 in docs/benchmarks.md, 2026-11-27, 500 s, one run): P99 tail
+     *       8,826 against 5,751 ops/s at ratio 10 in the same run (ratio 3: 8,002), last 100 s 11,386 against 8,002,
+     *       write amplification 5.07 against 5.22, read amplification equal.
      *   <li>Parallel compaction (§VII): {@code max_background_jobs = 4}, {@code max_subcompactions = 2}.
      *   <li>A {@value #BLOOM_BITS_PER_KEY}-bit-per-key Bloom filter (not in the paper, and not in stock RocksDB's defaults).
      *       The transit L0 adds sorted runs that a point read must probe; without a filter each probe of an L0 file that
@@ -146,7 +155,8 @@ public final class Profiles {
             return "CruiseDB SP-LSM (§VI), approximated on stock RocksDB: up to 12 memtables of 64 MiB; L0 as a transit"
                     + " stage (every flushed file compacts into L1 at once: L0 compaction trigger 1, L0 slowdown/stop 100/200,"
                     + " so L0 never stalls but flushes still write L0 files); no intra-L0 compactions (max_compaction_bytes"
-                    + " = 3 x write_buffer_size); 4 background jobs, 2 subcompactions. With"
+                    + " = 3 x write_buffer_size); level size ratio 5 (stock 10: a smaller base level, which every"
+                    + " memory->L1 merge of random keys rewrites); 4 background jobs, 2 subcompactions. With"
                     + " admission, set control.admission.watermark.source = unmerged so the watermark counts the transit"
                     + " L0 as part of SP-LSM's buffer. Adds a 10-bit-per-key Bloom filter (stock has none), so that point"
                     + " reads skip the transit L0 files that do not hold the key.";
@@ -161,7 +171,8 @@ public final class Profiles {
                     .setLevel0StopWritesTrigger(200)
                     .setMaxBackgroundJobs(4)
                     .setMaxSubcompactions(2)
-                    .setMaxCompactionBytes(3 * o.writeBufferSize());
+                    .setMaxCompactionBytes(3 * o.writeBufferSize())
+                    .setMaxBytesForLevelMultiplier(5);
             addBloomFilter(o, t);
         }
     }

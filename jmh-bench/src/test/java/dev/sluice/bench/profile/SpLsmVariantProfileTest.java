@@ -38,6 +38,9 @@ class SpLsmVariantProfileTest {
                     .as("cruise-sp-lsm: three flushed memtables exceed it, so RocksDB starts no intra-L0 compaction")
                     .isEqualTo(3 * plain.writeBufferSize())
                     .isEqualTo(192L << 20);
+            assertThat(plain.maxBytesForLevelMultiplier())
+                    .as("cruise-sp-lsm: level size ratio 5, a smaller base level for every memory->L1 merge to rewrite")
+                    .isEqualTo(5.0);
         }
     }
 
@@ -45,14 +48,14 @@ class SpLsmVariantProfileTest {
     void propertiesSetTheShapeAndBadValuesAreNamed() {
         System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "4");
         System.setProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY, "536_870_912");
-        System.setProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY, "5");
+        System.setProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY, "4");
         System.setProperty(SpLsmVariantProfile.MAX_COMPACTION_BYTES_PROPERTY, "1_677_721_600");
         try (Options o = new Options()) {
             new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig());
             assertThat(o.maxCompactionBytes()).isEqualTo(1600L << 20);
             assertThat(o.level0FileNumCompactionTrigger()).isEqualTo(4);
             assertThat(o.maxBytesForLevelBase()).isEqualTo(512L << 20);
-            assertThat(o.maxBytesForLevelMultiplier()).isEqualTo(5.0);
+            assertThat(o.maxBytesForLevelMultiplier()).isEqualTo(4.0);
             assertThat(o.level0SlowdownWritesTrigger()).isEqualTo(100);
         }
         System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "0");
