@@ -129,7 +129,8 @@ public final class Profiles {
      *       level, and with dynamic level sizes the base level's target is the last level's size over the ratio, so at
      *       ratio 10 the base level, fed by SP-LSM's large merges faster than it drains into the last level, grew to
      *       1.4–1.7 GiB (about the last level's size) on cruise-a-variant and each merge rewrote all of it. At ratio 5
-     *       the tree gains a level sooner and the base level stays smaller (0.4–0.9 GiB), so merges are shorter.
+     *       the tree gains a level sooner and the base level stays smaller (at most 1.0–1.2 GiB before the base level
+     *       moves up to L4, 0.4–0.9 GiB after), so merges are shorter.
      *       Measured on cruise-a-variant (experiment 18 in docs/benchmarks.md, 2026-11-27, 500 s, one run): P99 tail
      *       8,826 against 5,751 ops/s at ratio 10 in the same run (ratio 3: 8,002), last 100 s 11,386 against 8,002,
      *       write amplification 5.07 against 5.22, read amplification equal.
