@@ -8,14 +8,11 @@ import dev.sluice.core.Partition;
 import dev.sluice.core.Sluice;
 import dev.sluice.core.SluiceConfig;
 import dev.sluice.core.SluiceNode;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,10 +34,7 @@ class ServerRedisCliE2eTest {
             throw new AssertionError("redis-cli/redis-benchmark not installed (apt-get install redis-tools)");
         }
         assumeTrue(present, "redis-tools not installed: skipped");
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = ServerProcess.freePort();
         Path cfg = dir.resolve("node.properties");
         Files.writeString(
                 cfg,
@@ -56,18 +50,8 @@ class ServerRedisCliE2eTest {
                         "server.tenant.bob.partition = beta",
                         ""));
         Path log = dir.resolve("server.log");
-        Process server = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        "dev.sluice.server.ServerMain",
-                        "--config",
-                        cfg.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        Process server = ServerProcess.start(cfg, log);
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> canConnect(port));
             String p = String.valueOf(port);
             assertThat(cli("-p", p, "get", "k")).startsWith("NOAUTH Authentication required.");
             assertThat(cli("-p", p, "--user", "alice", "--pass", "wrong", "ping"))
@@ -132,14 +116,6 @@ class ServerRedisCliE2eTest {
             assertThat(alpha.get("k1".getBytes(UTF_8))).isEqualTo("v1".getBytes(UTF_8));
             assertThat(alpha.get("k2".getBytes(UTF_8))).isNull();
             assertThat(node.partition("beta").get("greeting".getBytes(UTF_8))).isNull();
-        }
-    }
-
-    private static boolean canConnect(int port) {
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
         }
     }
 

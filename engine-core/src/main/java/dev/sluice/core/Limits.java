@@ -10,11 +10,12 @@ final class Limits {
         }
     }
 
+    /**
+     * A key is any byte string up to {@code max} bytes, the empty one included, as in RocksDB and Redis (until 2026-11-27
+     * Sluice refused the empty key, so {@code SET "" v} failed on the node server where Redis accepts it).
+     */
     static void checkKey(byte[] key, int max) {
         requireNonNull(key, "key");
-        if (key.length == 0) {
-            throw new IllegalArgumentException("key must not be empty");
-        }
         if (key.length > max) {
             throw new IllegalArgumentException("key of " + key.length + " bytes exceeds limits.max.key.bytes = " + max);
         }

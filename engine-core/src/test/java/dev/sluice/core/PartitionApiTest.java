@@ -49,6 +49,26 @@ class PartitionApiTest {
         assertThat(p.get(b("empty"))).isEmpty();
     }
 
+    /** The empty key is a key like any other, as in RocksDB and Redis (refused until 2026-11-27), and survives a reopen. */
+    @Test
+    void theEmptyKeyIsAKey() {
+        byte[] empty = new byte[0];
+        p.put(empty, b("e"));
+        p.put(b("a"), b("1"));
+        assertThat(p.get(empty)).isEqualTo(b("e"));
+        assertThat(p.multiGet(List.of(b("a"), empty))).containsExactly(b("1"), b("e"));
+        assertThat(keys(KeyRange.all())).containsExactly("", "a"); // the smallest key in bytewise order
+        assertThat(keys(KeyRange.greaterThan(empty))).containsExactly("a");
+        assertThat(keys(KeyRange.prefix(empty))).containsExactly("", "a");
+        node.close();
+        node = Sluice.open(SluiceConfig.builder(dir).env("default").build());
+        p = node.defaultPartition();
+        assertThat(p.get(empty)).isEqualTo(b("e"));
+        p.write(new Batch().delete(empty));
+        assertThat(p.get(empty)).isNull();
+        assertThat(keys(KeyRange.all())).containsExactly("a");
+    }
+
     @Test
     void batchIsAppliedAtomicallyAndMultiGetKeepsOrder() {
         p.put(b("gone"), b("x"));
@@ -151,7 +171,6 @@ class PartitionApiTest {
         assertThatThrownBy(() -> p.put(b("k"), null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("value");
-        assertThatThrownBy(() -> p.put(new byte[0], b("v"))).hasMessageContaining("empty");
         byte[] bigKey = new byte[8193];
         assertThatThrownBy(() -> p.put(bigKey, b("v"))).hasMessageContaining("limits.max.key.bytes = 8192");
         byte[] bigValue = new byte[16 * 1024 * 1024 + 1];

@@ -8,6 +8,13 @@ package dev.sluice.server;
  * Until 2026-11-27 each {@code *} recursed over every remaining position, which is exponential in the number of stars
  * ({@code *a*a*a*a*a*a*a*a*a*a*b} against a long run of {@code a} did not finish; Redis' own recursive matcher had the
  * same flaw, CVE-2022-36021) and ran on the node's shared async pool, where a few such SCANs stalled every tenant.
+ *
+ * <p>Classes follow Redis' {@code stringmatchlen} (util.c) byte for byte, quirks included: {@code x-y} is a range
+ * whenever two bytes follow {@code x}, even when the second is {@code ]}, so {@code [a-]} is the range {@code ]..a} and
+ * the class goes on to the next {@code ]} (until 2026-11-27 Sluice read it as the members {@code a} and {@code -}); a
+ * reversed range is swapped; {@code \} escapes the next byte; a class without its {@code ]} ends with the pattern.
+ * Ranges compare bytes unsigned (key order), where Redis on x86 compares C's signed {@code char}: the two differ only
+ * for ranges with one end below 0x80 and one above.
  */
 final class Glob {
     private Glob() {}
@@ -66,7 +73,7 @@ final class Glob {
                         i++;
                         hit |= p[i] == b;
                         i++;
-                    } else if (i + 2 < p.length && p[i + 1] == '-' && p[i + 2] != ']') {
+                    } else if (i + 2 < p.length && p[i + 1] == '-') {
                         int lo = p[i] & 0xff, hi = p[i + 2] & 0xff, x = b & 0xff;
                         if (lo > hi) {
                             int t = lo;

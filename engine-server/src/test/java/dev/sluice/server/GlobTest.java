@@ -63,6 +63,23 @@ class GlobTest {
         assertThat(m("*[0-9]", "key9x")).isFalse();
     }
 
+    /**
+     * Redis' util.c reads {@code x-]} as a range ending at {@code ]} and keeps reading the class after it. Until
+     * 2026-11-27 Sluice read {@code [a-]} as the members {@code a} and {@code -}: the first three lines failed.
+     */
+    @Test
+    void aDashBeforeTheClosingBracketIsARangeAsInRedis() {
+        assertThat(m("[a-]", "-")).isFalse(); // '-' (0x2d) is outside ']'..'a' (0x5d..0x61)
+        assertThat(m("[a-]", "_")).isTrue(); // '_' (0x5f) is inside
+        assertThat(m("[a-]b", "ab")).isFalse(); // the class runs to the pattern's end: "b" is one of its members
+        assertThat(m("[a-]b", "b")).isTrue();
+        assertThat(m("[a-]", "a")).isTrue();
+        assertThat(m("[a-]]x", "ax")).isTrue(); // the second ']' closes the class
+        assertThat(m("[a-]]x", "a]x")).isFalse();
+        assertThat(m("[-a]", "-")).isTrue(); // a leading '-' is a member
+        assertThat(m("[a\\-z]", "-")).isTrue(); // [a\-z]: the backslash escapes '-', so the members are a, - and z
+    }
+
     /** The matcher agrees with a plain recursive reference on random patterns and keys over a small alphabet. */
     @Test
     void agreesWithARecursiveReference() {
