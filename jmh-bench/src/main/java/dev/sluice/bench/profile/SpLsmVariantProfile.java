@@ -3,7 +3,9 @@ package dev.sluice.bench.profile;
 import dev.sluice.core.Profiles;
 import dev.sluice.core.spi.Profile;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Env;
 import org.rocksdb.Options;
+import org.rocksdb.Priority;
 
 /**
  * {@code cruise-sp-lsm} with four tree-shape options set per benchmark stack, for experiments on how much data one
@@ -17,6 +19,13 @@ import org.rocksdb.Options;
  * {@value #MAX_COMPACTION_BYTES_PROPERTY} ({@code max_compaction_bytes}; RocksDB's intra-L0 compaction takes at least 4
  * L0 files within it, so a value below four flushed memtables rules it out, as {@code cruise-sp-lsm}'s does);
  * unset means {@code cruise-sp-lsm}'s value. Lives in jmh-bench because only the benchmarks need it.
+ *
+ * <p>Three more for experiments on how much CPU compactions take from user requests on a small machine (2 cores):
+ * {@value #JOBS_PROPERTY} ({@code max_background_jobs}), {@value #SUBCOMPACTIONS_PROPERTY} ({@code
+ * max_subcompactions}) and {@value #COMPACTION_CPU_PROPERTY}: {@code low} lowers the CPU priority of RocksDB's
+ * compaction thread pool (the LOW pool of {@code Env::Default()}, which the priority Env's composite Env shares) to
+ * nice 19 with {@code Env::LowerThreadPoolCPUPriority}; subcompaction threads, created by a pool thread, inherit it.
+ * It is process-wide and cannot be undone, which is harmless in a benchmark stack's own JVM.
  */
 public final class SpLsmVariantProfile implements Profile {
     public static final String NAME = "cruise-sp-lsm-variant";
@@ -24,6 +33,9 @@ public final class SpLsmVariantProfile implements Profile {
     public static final String BASE_BYTES_PROPERTY = "sluice.splsm.level.base.bytes";
     public static final String MULTIPLIER_PROPERTY = "sluice.splsm.level.multiplier";
     public static final String MAX_COMPACTION_BYTES_PROPERTY = "sluice.splsm.max.compaction.bytes";
+    public static final String JOBS_PROPERTY = "sluice.splsm.max.background.jobs";
+    public static final String SUBCOMPACTIONS_PROPERTY = "sluice.splsm.max.subcompactions";
+    public static final String COMPACTION_CPU_PROPERTY = "sluice.splsm.compaction.cpu";
 
     @Override
     public String name() {
@@ -34,8 +46,11 @@ public final class SpLsmVariantProfile implements Profile {
     public String description() {
         return "cruise-sp-lsm with level0_file_num_compaction_trigger -D" + L0_TRIGGER_PROPERTY
                 + ", max_bytes_for_level_base -D" + BASE_BYTES_PROPERTY + ", max_bytes_for_level_multiplier -D"
-                + MULTIPLIER_PROPERTY + " and max_compaction_bytes -D" + MAX_COMPACTION_BYTES_PROPERTY
-                + " (unset: cruise-sp-lsm's values). For experiments on the tree's shape.";
+                + MULTIPLIER_PROPERTY + ", max_compaction_bytes -D" + MAX_COMPACTION_BYTES_PROPERTY
+                + ", max_background_jobs -D" + JOBS_PROPERTY + " and max_subcompactions -D" + SUBCOMPACTIONS_PROPERTY
+                + " (unset: cruise-sp-lsm's values), and the compaction pool's CPU priority -D"
+                + COMPACTION_CPU_PROPERTY + " = low | normal (default normal). For experiments on the tree's shape and"
+                + " on compactions' share of the machine.";
     }
 
     @Override
@@ -50,5 +65,17 @@ public final class SpLsmVariantProfile implements Profile {
                 HandTunedProfile.property(MULTIPLIER_PROPERTY, (long) options.maxBytesForLevelMultiplier(), 2, 100));
         options.setMaxCompactionBytes(HandTunedProfile.property(
                 MAX_COMPACTION_BYTES_PROPERTY, options.maxCompactionBytes(), 1L << 20, 1L << 40));
+        options.setMaxBackgroundJobs(
+                (int) HandTunedProfile.property(JOBS_PROPERTY, options.maxBackgroundJobs(), 2, 64));
+        options.setMaxSubcompactions(
+                (int) HandTunedProfile.property(SUBCOMPACTIONS_PROPERTY, options.maxSubcompactions(), 1, 64));
+        String cpu = System.getProperty(COMPACTION_CPU_PROPERTY, "normal").trim();
+        switch (cpu) {
+            case "normal" -> {}
+            case "low" -> Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
+            default ->
+                throw new IllegalArgumentException(
+                        "-D" + COMPACTION_CPU_PROPERTY + " = '" + cpu + "': expected low or normal");
+        }
     }
 }

@@ -21,6 +21,9 @@ class SpLsmVariantProfileTest {
         System.clearProperty(SpLsmVariantProfile.BASE_BYTES_PROPERTY);
         System.clearProperty(SpLsmVariantProfile.MULTIPLIER_PROPERTY);
         System.clearProperty(SpLsmVariantProfile.MAX_COMPACTION_BYTES_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.JOBS_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.SUBCOMPACTIONS_PROPERTY);
+        System.clearProperty(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY);
     }
 
     @Test
@@ -34,6 +37,12 @@ class SpLsmVariantProfileTest {
             assertThat(variant.maxBytesForLevelMultiplier()).isEqualTo(plain.maxBytesForLevelMultiplier());
             assertThat(variant.maxWriteBufferNumber()).isEqualTo(12);
             assertThat(variant.maxCompactionBytes()).isEqualTo(plain.maxCompactionBytes());
+            assertThat(variant.maxBackgroundJobs())
+                    .isEqualTo(plain.maxBackgroundJobs())
+                    .isEqualTo(4);
+            assertThat(variant.maxSubcompactions())
+                    .isEqualTo(plain.maxSubcompactions())
+                    .isEqualTo(2);
             assertThat(plain.maxCompactionBytes())
                     .as("cruise-sp-lsm: three flushed memtables exceed it, so RocksDB starts no intra-L0 compaction")
                     .isEqualTo(3 * plain.writeBufferSize())
@@ -58,6 +67,20 @@ class SpLsmVariantProfileTest {
             assertThat(o.maxBytesForLevelMultiplier()).isEqualTo(4.0);
             assertThat(o.level0SlowdownWritesTrigger()).isEqualTo(100);
         }
+        System.setProperty(SpLsmVariantProfile.JOBS_PROPERTY, "3");
+        System.setProperty(SpLsmVariantProfile.SUBCOMPACTIONS_PROPERTY, "1");
+        try (Options o = new Options()) {
+            new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig());
+            assertThat(o.maxBackgroundJobs()).isEqualTo(3);
+            assertThat(o.maxSubcompactions()).isEqualTo(1);
+        }
+        System.setProperty(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY, "lowest");
+        try (Options o = new Options()) {
+            assertThatThrownBy(() -> new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig()))
+                    .hasMessageContaining(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY)
+                    .hasMessageContaining("'lowest'");
+        }
+        System.clearProperty(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY);
         System.setProperty(SpLsmVariantProfile.L0_TRIGGER_PROPERTY, "0");
         try (Options o = new Options()) {
             assertThatThrownBy(() -> new SpLsmVariantProfile().apply(o, new BlockBasedTableConfig()))
