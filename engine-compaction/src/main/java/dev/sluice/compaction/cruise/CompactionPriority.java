@@ -73,6 +73,26 @@ import java.util.Set;
  * rate (and the batch) may come out larger than the device allows. The buffer counts memtable bytes (with RocksDB's
  * per-entry overhead) and L0 file bytes, the write rate user key + value bytes: the budget is an estimate, not a bound.
  *
+ * <p><b>Drain through RocksDB's own picker</b> ({@code drain.l0.trigger > 0}; a Sluice addition, 2026-11-27). On the
+ * SP-LSM profile L0's compaction trigger is 1, and RocksDB 9.10 scores L0 by its file count over that trigger, scaled
+ * ×10 above 1 ({@code VersionStorageInfo::ComputeCompactionScore}), while the base level scores its bytes over (target +
+ * L0's bytes), also ×10. With 5–14 files waiting in L0 behind a long merge, L0 scored 50–140 against the base level's
+ * 20–50, so every time a memory→L1 merge ended the next one started before the base level's own compaction: on the
+ * 1,800-s run of 2026-11-27 (docs/benchmarks.md) the base level grew to 15× its target (3.8 GiB), each merge rewrote all
+ * of it, and prioritized batches (≤ {@code max.files}) moved too little to matter. With this option, while the base
+ * level is over {@code ratio} × its target, the controller raises {@code level0_file_num_compaction_trigger} to {@code
+ * drain.l0.trigger} (at most the slowdown trigger). L0's score then falls below 1 until L0 holds that many files or
+ * {@code max_bytes_for_level_base} bytes (RocksDB then gives it 10.1, or its bytes over the base level's), so RocksDB
+ * itself picks the base level's compactions into the next level first, on all its compaction threads and with its own
+ * file choice. The trigger goes back to its value from before when the base level is at its target again, when the
+ * buffer reaches {@code budget.watermark} (if set), or never, if someone else changed the trigger meanwhile (then the
+ * controller leaves the trigger alone for good). While it drains this way, the controller issues no batches and no
+ * holds for the base level (a hold in force ends); deeper levels keep them. An approximation: RocksDB runs the memory→L1
+ * merge only when no base-level file is in a compaction, so after the trigger is restored the merge still waits for the
+ * base level's running compactions, and RocksDB keeps picking the base level while that merge is blocked and the base
+ * level is over its target. Engines without the trigger (a Cassandra table: {@code l0CompactionTrigger < 0}) are left to
+ * the batches.
+ *
  * <p>A batch counts as pending until none of its files is in the level any more, or {@code timeout.seconds} passed.
  * Pure: time arrives as {@code nowNanos}; not thread-safe (the control plane calls it from one thread).
  */
@@ -83,6 +103,7 @@ public final class CompactionPriority implements ControlLoop {
     private final long timeoutNanos;
     private final long holdNanos;
     private final double budgetWatermark;
+    private final int drainTrigger;
     /** Weight of a tick in the smoothed rates of the budget. */
     private static final double SMOOTHING = 0.3;
     /** Per partition: the smoothed compaction I/O rate (bytes/s) over the ticks that had compaction I/O. */
@@ -97,6 +118,13 @@ public final class CompactionPriority implements ControlLoop {
 
     private record Pending(int level, Set<String> files, long sinceNanos) {}
 
+    /** The L0 compaction trigger this controller raised to {@code raisedTo}, and the one to put back. */
+    private record Drain(int restoreTo, int raisedTo) {}
+
+    private final Map<String, Drain> drains = new HashMap<>();
+    /** Partitions whose L0 trigger someone else changed while it was raised: left alone from then on. */
+    private final Set<String> drainLeft = new HashSet<>();
+
     /** Automatic compactions switched off by this controller since {@code sinceNanos}; {@code batchIssued} once the
      * prioritized batch went out during the hold. */
     private record Hold(long sinceNanos, boolean batchIssued) {}
@@ -108,9 +136,30 @@ public final class CompactionPriority implements ControlLoop {
     /** @param budgetWatermark {@code budget.watermark}: 0 = no budget, else in (0, 1] (see the class doc) */
     public CompactionPriority(
             double ratio, int maxFiles, long maxBytes, long timeoutNanos, long holdNanos, double budgetWatermark) {
+        this(ratio, maxFiles, maxBytes, timeoutNanos, holdNanos, budgetWatermark, 0);
+    }
+
+    /**
+     * @param budgetWatermark {@code budget.watermark}: 0 = no budget, else in (0, 1] (see the class doc)
+     * @param drainTrigger {@code drain.l0.trigger}: 0 = off, else the L0 compaction trigger to set while the base level
+     *     is over {@code ratio} × its target (see the class doc)
+     */
+    public CompactionPriority(
+            double ratio,
+            int maxFiles,
+            long maxBytes,
+            long timeoutNanos,
+            long holdNanos,
+            double budgetWatermark,
+            int drainTrigger) {
         if (!(budgetWatermark >= 0 && budgetWatermark <= 1)) {
             throw new IllegalArgumentException("budget.watermark must be 0 (off) or in (0, 1]: " + budgetWatermark);
         }
+        if (drainTrigger < 0) {
+            throw new IllegalArgumentException(
+                    "drain.l0.trigger must be 0 (off) or a file count >= 1: " + drainTrigger);
+        }
+        this.drainTrigger = drainTrigger;
         this.budgetWatermark = budgetWatermark;
         this.ratio = ratio;
         this.maxFiles = maxFiles;
@@ -143,6 +192,20 @@ public final class CompactionPriority implements ControlLoop {
         observe(s);
         LevelInfo worst = worstLevel(s);
         Hold hold = holds.get(p);
+        if (drain(s, out)) {
+            if (hold != null) {
+                holds.remove(p);
+                out.add(new Action.SetAutoCompactions(
+                        p,
+                        true,
+                        "the base level drains through RocksDB's own picker (L0 compaction trigger raised):"
+                                + " automatic compactions resume"));
+                return;
+            }
+            if (worst != null && worst.level() == baseLevel(s)) {
+                return; // RocksDB compacts it on its own threads; deeper levels still get batches
+            }
+        }
         if (hold != null) {
             String release = null;
             if (!s.autoCompactionsDisabled()) {
@@ -236,6 +299,81 @@ public final class CompactionPriority implements ControlLoop {
                                         batchIoBytes(s, worst.level(), run) / (double) (1 << 20),
                                         allowed / (1 << 20),
                                         budgetWatermark * 100))));
+    }
+
+    /**
+     * Raises or restores L0's compaction trigger ({@code drain.l0.trigger}, see the class doc); whether the trigger is
+     * raised after this tick.
+     */
+    private boolean drain(LsmSnapshot s, List<Action> out) {
+        String p = s.partition();
+        int trigger = s.l0CompactionTrigger();
+        if (drainTrigger <= 0 || trigger <= 0 || drainLeft.contains(p)) {
+            return false;
+        }
+        int base = baseLevel(s);
+        LevelInfo level = base >= 1 && base < s.levels().size() - 1 ? s.levels().get(base) : null;
+        boolean bufferFull =
+                budgetWatermark > 0 && s.memtableBudgetBytes() > 0 && s.unmergedWatermark() >= budgetWatermark;
+        Drain d = drains.get(p);
+        if (d != null) {
+            if (trigger != d.raisedTo()) {
+                drains.remove(p); // someone else set it since: theirs now
+                drainLeft.add(p);
+                return false;
+            }
+            String why = null;
+            if (level == null || level.score() <= 1) {
+                why = level == null
+                        ? "the tree has no base level above the last"
+                        : String.format("L%d is at its target again (%.1fx)", level.level(), level.score());
+            } else if (bufferFull) {
+                why = String.format(
+                        "the buffer is %.0f %% full (budget.watermark %.0f %%): the memory->L1 merge goes first",
+                        s.unmergedWatermark() * 100, budgetWatermark * 100);
+            }
+            if (why == null) {
+                return true;
+            }
+            drains.remove(p);
+            out.add(new Action.SetL0Triggers(
+                    p,
+                    Math.min(d.restoreTo(), s.l0SlowdownTrigger()),
+                    s.l0SlowdownTrigger(),
+                    s.l0StopTrigger(),
+                    why + ": L0 compaction trigger back to " + d.restoreTo()));
+            return false;
+        }
+        if (level == null || level.score() <= ratio || bufferFull) {
+            return false;
+        }
+        int raised = Math.min(drainTrigger, s.l0SlowdownTrigger());
+        if (raised <= trigger) {
+            return false;
+        }
+        drains.put(p, new Drain(trigger, raised));
+        out.add(new Action.SetL0Triggers(
+                p,
+                raised,
+                s.l0SlowdownTrigger(),
+                s.l0StopTrigger(),
+                String.format(
+                        "L%d is %.1fx its target (%d > %d bytes): L0 compaction trigger %d -> %d, so that RocksDB"
+                                + " compacts L%d into L%d before the next memory->L1 merge (CruiseDB §VI-B)",
+                        level.level(),
+                        level.score(),
+                        level.bytes(),
+                        level.targetBytes(),
+                        trigger,
+                        raised,
+                        level.level(),
+                        level.level() + 1)));
+        return true;
+    }
+
+    /** Whether this controller has raised {@code partition}'s L0 compaction trigger now. */
+    public boolean draining(String partition) {
+        return drains.containsKey(partition);
     }
 
     private String noRoom(LsmSnapshot s, LevelInfo level) {

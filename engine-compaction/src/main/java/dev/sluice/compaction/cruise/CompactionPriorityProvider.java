@@ -19,7 +19,9 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                 + " level (manual compactFiles of a run of adjacent files), ahead of RocksDB's queue; when a running"
                 + " memory->L1 merge holds all of its files, automatic compactions pause until that compaction has"
                 + " started (bounded by hold.seconds and by half the L0 slowdown trigger). Optionally (budget.watermark)"
-                + " a batch of the base level is sized to end before the memory buffer fills to that level.";
+                + " a batch of the base level is sized to end before the memory buffer fills to that level, and"
+                + " (drain.l0.trigger) an oversized base level is left to RocksDB's own picker with L0's compaction"
+                + " trigger raised.";
     }
 
     static final Option<Double> RATIO = Option.doubleOption(
@@ -54,9 +56,23 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                     + " buffer (memtables + unmerged L0) reaches this fill level at the recent user write rate; none"
                     + " starts when not even one file fits. Bounds nothing until a compaction has been measured");
 
+    static final Option<Long> DRAIN_L0_TRIGGER = Option.longOption(
+            "drain.l0.trigger",
+            0,
+            0,
+            10_000,
+            "files",
+            "0 = off; else while the base level (the level L0 merges into) is over ratio x its target, raise"
+                    + " level0_file_num_compaction_trigger to this many files (at most the slowdown trigger) so that"
+                    + " RocksDB's own picker compacts the base level into the next level before the next memory->L1"
+                    + " merge, with no prioritized batches or holds for the base level meanwhile; the trigger goes"
+                    + " back when the base level is at its target or the buffer reaches budget.watermark. RocksDB"
+                    + " only (a Cassandra table has no such trigger)");
+
     @Override
     public OptionSet optionSet() {
-        return OptionSet.of(RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS, BUDGET_WATERMARK);
+        return OptionSet.of(
+                RATIO, MAX_FILES, MAX_BYTES, TIMEOUT_SECONDS, HOLD_SECONDS, BUDGET_WATERMARK, DRAIN_L0_TRIGGER);
     }
 
     @Override
@@ -67,6 +83,7 @@ public final class CompactionPriorityProvider implements ControlLoopProvider {
                 ctx.get(MAX_BYTES),
                 (long) (ctx.get(TIMEOUT_SECONDS) * 1e9),
                 (long) (ctx.get(HOLD_SECONDS) * 1e9),
-                ctx.get(BUDGET_WATERMARK));
+                ctx.get(BUDGET_WATERMARK),
+                (int) (long) ctx.get(DRAIN_L0_TRIGGER));
     }
 }
