@@ -60,6 +60,19 @@ class CompactionPriorityBudgetTest {
      */
     static NodeSnapshot snap(
             long now, double watermark, boolean autoOff, long compactionMiB, long writtenMiB, List<LevelInfo> levels) {
+        return snap(now, watermark, autoOff, compactionMiB, writtenMiB, 1, 100, levels);
+    }
+
+    /** As above, with L0 compaction trigger {@code trigger} and slowdown trigger {@code slowdown} (stop 200). */
+    static NodeSnapshot snap(
+            long now,
+            double watermark,
+            boolean autoOff,
+            long compactionMiB,
+            long writtenMiB,
+            int trigger,
+            int slowdown,
+            List<LevelInfo> levels) {
         IoStats io = compactionMiB > 0
                 ? new IoStats(
                         IoStats.Source.ENV,
@@ -75,7 +88,7 @@ class CompactionPriorityBudgetTest {
                 0,
                 64 * MB,
                 12,
-                100,
+                slowdown,
                 200,
                 levels,
                 0,
@@ -100,7 +113,7 @@ class CompactionPriorityBudgetTest {
                 -1,
                 0,
                 PartitionHealth.OK,
-                1,
+                trigger,
                 2);
         return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
     }

@@ -1,19 +1,14 @@
 package dev.sluice.compaction.cruise;
 
+import static dev.sluice.compaction.cruise.CompactionPriorityTest.keyed;
+import static dev.sluice.compaction.cruise.CompactionPriorityTest.level;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.control.Action;
-import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
-import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.NodeSnapshot;
-import dev.sluice.core.sensor.OpCounters;
-import dev.sluice.core.sensor.PartitionHealth;
-import dev.sluice.core.sensor.SstFile;
-import dev.sluice.core.sensor.StallCondition;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,77 +19,32 @@ import org.junit.jupiter.api.Test;
 class CompactionPriorityDrainTest {
     static final long MB = 1 << 20, SEC = 1_000_000_000L;
 
-    static SstFile file(String name, int level, long size, int from, int to, boolean busy) {
-        return CompactionPriorityTest.keyed(name, level, size, from, to, busy);
-    }
-
-    static LevelInfo level(int n, long target, SstFile... files) {
-        return CompactionPriorityTest.level(n, target, files);
-    }
-
     /** Two L0 files; a base level L4 of two files of {@code baseMiB} / 2 each, all {@code busy} or all free. */
     static List<LevelInfo> tree(long baseMiB, boolean busy, long l5Target) {
         return List.of(
                 level(
                         0,
                         0,
-                        file("000101.sst", 0, 64 * MB, 0x00, 0xFF, false),
-                        file("000102.sst", 0, 64 * MB, 0x00, 0xFF, false)),
+                        keyed("000101.sst", 0, 64 * MB, 0x00, 0xFF, false),
+                        keyed("000102.sst", 0, 64 * MB, 0x00, 0xFF, false)),
                 level(1, 0),
                 level(2, 0),
                 level(3, 0),
                 level(
                         4,
                         256 * MB,
-                        file("000041.sst", 4, baseMiB / 2 * MB, 0x00, 0x7F, busy),
-                        file("000042.sst", 4, baseMiB / 2 * MB, 0x80, 0xFF, busy)),
-                level(5, l5Target, file("000051.sst", 5, 600 * MB, 0x00, 0xFF, false)),
-                level(6, 0, file("000061.sst", 6, 3000 * MB, 0x00, 0xFF, false)));
+                        keyed("000041.sst", 4, baseMiB / 2 * MB, 0x00, 0x7F, busy),
+                        keyed("000042.sst", 4, baseMiB / 2 * MB, 0x80, 0xFF, busy)),
+                level(5, l5Target, keyed("000051.sst", 5, 600 * MB, 0x00, 0xFF, false)),
+                level(6, 0, keyed("000061.sst", 6, 3000 * MB, 0x00, 0xFF, false)));
     }
 
     /**
      * Partition "p": {@code levels}, the 768-MiB buffer's memtables {@code memWatermark} full (L0's 128 MiB come on
-     * top), L0 compaction trigger {@code trigger}, slowdown {@code slowdown}, stop 200.
+     * top), no compaction I/O measured yet, L0 compaction trigger {@code trigger}, slowdown {@code slowdown}, stop 200.
      */
     static NodeSnapshot snap(long now, double memWatermark, int trigger, int slowdown, List<LevelInfo> levels) {
-        LsmSnapshot s = new LsmSnapshot(
-                "p",
-                now,
-                SEC,
-                (long) (memWatermark * 768 * MB),
-                0,
-                768 * MB,
-                0,
-                64 * MB,
-                12,
-                slowdown,
-                200,
-                levels,
-                0,
-                0,
-                0,
-                StallCondition.NORMAL,
-                0,
-                0,
-                1,
-                4,
-                false,
-                0,
-                0,
-                0,
-                0,
-                OpCounters.ZERO,
-                OpCounters.ZERO,
-                IoStats.EMPTY,
-                IoStats.EMPTY,
-                Double.POSITIVE_INFINITY,
-                0,
-                -1,
-                0,
-                PartitionHealth.OK,
-                trigger,
-                2);
-        return new NodeSnapshot(now, Map.of("p", s), IoStats.EMPTY, IoStats.EMPTY, 0);
+        return CompactionPriorityBudgetTest.snap(now, memWatermark, false, 0, 4, trigger, slowdown, levels);
     }
 
     static NodeSnapshot snap(long now, double memWatermark, int trigger, List<LevelInfo> levels) {
