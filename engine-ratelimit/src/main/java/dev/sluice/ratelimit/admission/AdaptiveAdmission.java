@@ -153,48 +153,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             long periodNanos,
             int drainTicks,
             double drainHorizonSeconds,
-            double conservativeHorizonSeconds,
-            double fillSeconds) {
-        /** The settings without the fill pace ({@code fill.seconds} = 0, off). */
-        public Settings(
-                double k1,
-                double k2,
-                double targetWatermark,
-                double highWatermark,
-                double initialRate,
-                long warmupNanos,
-                double minRate,
-                double maxRateFactor,
-                double deviceReadBytesPerSecond,
-                double deviceWriteBytesPerSecond,
-                AdmissionScope scope,
-                double changeThreshold,
-                WatermarkSource watermarkSource,
-                long periodNanos,
-                int drainTicks,
-                double drainHorizonSeconds,
-                double conservativeHorizonSeconds) {
-            this(
-                    k1,
-                    k2,
-                    targetWatermark,
-                    highWatermark,
-                    initialRate,
-                    warmupNanos,
-                    minRate,
-                    maxRateFactor,
-                    deviceReadBytesPerSecond,
-                    deviceWriteBytesPerSecond,
-                    scope,
-                    changeThreshold,
-                    watermarkSource,
-                    periodNanos,
-                    drainTicks,
-                    drainHorizonSeconds,
-                    conservativeHorizonSeconds,
-                    0);
-        }
-    }
+            double conservativeHorizonSeconds) {}
 
     public enum Mode {
         WARMUP,
@@ -234,12 +193,6 @@ public final class AdaptiveAdmission implements ControlLoop {
         double cutFrom = Double.NaN;
         /** Eq. 2's last adjustment was a cut. */
         boolean cutting;
-        /** The latest ticks, up to {@link #FILL_WINDOW_SECONDS}: {seconds, bytes written, in-scope requests}. */
-        final ArrayDeque<double[]> fillTicks = new ArrayDeque<>();
-        /** The watermark before the oldest of {@link #fillTicks} (NaN before the first tick). */
-        double fillFrom = Double.NaN;
-        /** The fill pace's cap on the rate, set at Eq. 2's last step below the target (+inf: none). */
-        double fillCap = Double.POSITIVE_INFINITY;
 
         public Mode mode() {
             return mode;
@@ -290,16 +243,6 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /** How many of the latest falling ticks the median fall is taken over. */
     static final int DRAIN_WINDOW = 10;
-
-    /**
-     * The fill pace ({@code fill.seconds}) is measured over the latest ticks of this many seconds: long enough to hold
-     * several memory->L1 merges (on the SP-LSM profile one merge takes a 64-MiB step, ~8 points of a 768-MiB budget,
-     * out of the buffer at once), short enough to follow the tree as it grows.
-     */
-    static final double FILL_WINDOW_SECONDS = 60;
-
-    /** The fill pace needs at least this many seconds of ticks before it caps the rate. */
-    static final double FILL_MIN_SECONDS = 20;
 
     /**
      * The default of {@code drain.ticks}: below the target, after this many consecutive draining ticks with the gate
@@ -390,71 +333,11 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.falls.removeFirst();
             }
         }
-        recordFill(ls, st, y);
-        if (s.fillSeconds() <= 0 || y >= s.targetWatermark()) {
-            st.fillCap = Double.POSITIVE_INFINITY; // the fill pace applies below the target only
-        }
         try {
             return step(ls, st, y);
         } finally {
             st.previousWatermark = y;
         }
-    }
-
-    /** Appends this tick to the fill-pace window and drops the ticks older than {@link #FILL_WINDOW_SECONDS}. */
-    private void recordFill(LsmSnapshot ls, State st, double y) {
-        if (s.fillSeconds() <= 0 || Double.isNaN(st.previousWatermark)) {
-            return; // off, or the first tick: the window starts at the next, from this tick's watermark
-        }
-        if (st.fillTicks.isEmpty()) {
-            st.fillFrom = st.previousWatermark;
-        }
-        st.fillTicks.addLast(
-                new double[] {ls.intervalNanos() / 1e9, ls.opsDelta().bytesWritten(), inScope(ls.opsDelta()), y});
-        double seconds = 0;
-        for (double[] t : st.fillTicks) {
-            seconds += t[0];
-        }
-        while (st.fillTicks.size() > 1 && seconds - st.fillTicks.peekFirst()[0] >= FILL_WINDOW_SECONDS) {
-            double[] old = st.fillTicks.removeFirst();
-            seconds -= old[0];
-            st.fillFrom = old[3];
-        }
-    }
-
-    /**
-     * The rate at which the buffer would rise at the fill pace ({@code target / fill.seconds} a second), by the mass
-     * balance of the window: the merges took out what was written minus what the buffer rose, so the rate is the
-     * window's admitted rate scaled by (merged + allowed pace) / written, within [×0.5, ×2]. NaN while the window holds
-     * under {@link #FILL_MIN_SECONDS} or nothing was written.
-     */
-    private double fillCap(LsmSnapshot ls, State st, double y) {
-        if (Double.isNaN(st.fillFrom) || ls.memtableBudgetBytes() <= 0) {
-            return Double.NaN;
-        }
-        double seconds = 0, bytes = 0, requests = 0;
-        for (double[] t : st.fillTicks) {
-            seconds += t[0];
-            bytes += t[1];
-            requests += t[2];
-        }
-        if (seconds < FILL_MIN_SECONDS || bytes <= 0 || requests <= 0) {
-            return Double.NaN;
-        }
-        double inflow = bytes / ls.memtableBudgetBytes() / seconds; // budget fractions per second
-        double rise = (y - st.fillFrom) / seconds;
-        double pace = s.targetWatermark() / s.fillSeconds();
-        double factor = Math.max(0.5, Math.min(2, (inflow - rise + pace) / inflow));
-        return requests / seconds * factor;
-    }
-
-    /** The window's mean rise of the watermark, points (percent of the budget) per second, for event reasons. */
-    private static double fillRise(State st, double y) {
-        double seconds = 0;
-        for (double[] t : st.fillTicks) {
-            seconds += t[0];
-        }
-        return seconds <= 0 ? 0 : 100 * (y - st.fillFrom) / seconds;
     }
 
     private Action step(LsmSnapshot ls, State st, double y) {
@@ -575,8 +458,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             }
             if (binding && calm && y <= s.targetWatermark() / 2 && !Double.isInfinite(st.rate)) {
                 double offered = (inScope(ls.opsDelta()) + ls.opsDelta().rejected()) / (ls.intervalNanos() / 1e9);
-                double opened =
-                        Math.min(st.fillCap, Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered)));
+                double opened = Math.min(2 * st.rate, s.maxRateFactor() * Math.max(st.t0, offered));
                 if (opened > st.rate * (1 + s.changeThreshold())) {
                     st.demandEwma = Math.max(st.demandEwma, offered); // the cap below follows the offered load
                     reason = String.format(
@@ -596,10 +478,10 @@ public final class AdaptiveAdmission implements ControlLoop {
                     && fall > DRAIN_FALL
                     && y < s.targetWatermark()
                     && !Double.isNaN(st.cutFrom)
-                    && st.rate < Math.min(st.cutFrom, st.fillCap)) {
+                    && st.rate < st.cutFrom) {
                 double e = y - s.targetWatermark();
                 double was = st.rate;
-                st.rate = Math.min(Math.min(st.cutFrom, st.fillCap), st.rate * (1 - s.k1() * e));
+                st.rate = Math.min(st.cutFrom, st.rate * (1 - s.k1() * e));
                 reason = String.format(
                         "watermark %.0f%% below the target and falling for %d ticks (%+.1f points) with the gate"
                                 + " binding: x%.3f (Eq. 2's proportional step at every tick while the buffer drains,"
@@ -669,23 +551,6 @@ public final class AdaptiveAdmission implements ControlLoop {
             st.previousError = e;
             st.mode = Mode.FEEDBACK;
             reason = String.format("watermark %.0f%%, e=%+.2f: x%.3f (Eq. 2)", 100 * y, e, factor);
-            if (s.fillSeconds() > 0 && y < s.targetWatermark()) {
-                double cap = fillCap(ls, st, y);
-                st.fillCap = Double.isNaN(cap) ? Double.POSITIVE_INFINITY : cap;
-                if (st.rate > st.fillCap) {
-                    reason += String.format(
-                            "; capped at %.0f/s by the fill pace: the buffer rose %+.3f points/s over the last %.0f s,"
-                                    + " fill.seconds = %.0f allows %.3f",
-                            st.fillCap,
-                            fillRise(st, y),
-                            Math.min(
-                                    FILL_WINDOW_SECONDS,
-                                    st.fillTicks.stream().mapToDouble(t -> t[0]).sum()),
-                            s.fillSeconds(),
-                            100 * s.targetWatermark() / s.fillSeconds());
-                    st.rate = st.fillCap;
-                }
-            }
         }
         return emit(ls, st, before, reason);
     }
@@ -712,8 +577,7 @@ public final class AdaptiveAdmission implements ControlLoop {
     }
 
     private static double ceiling(State st) {
-        double c = Double.isNaN(st.lastTc) ? st.entryRate : Math.min(st.lastTc, st.entryRate);
-        return Math.min(c, st.fillCap); // NaN stays NaN: no episode, no climb
+        return Double.isNaN(st.lastTc) ? st.entryRate : Math.min(st.lastTc, st.entryRate);
     }
 
     /** One step of the climb (see {@link #climbs}); Eq. 2's period restarts so its next step sees the new rate. */
@@ -789,7 +653,7 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */
     private Action emit(LsmSnapshot ls, State st, Mode before, String reason) {
-        double cap = Math.min(st.fillCap, s.maxRateFactor() * Math.max(st.t0, st.demandEwma));
+        double cap = s.maxRateFactor() * Math.max(st.t0, st.demandEwma);
         st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
         boolean changed = Double.isInfinite(st.applied)
                 || Math.abs(st.rate - st.applied) > s.changeThreshold() * st.applied

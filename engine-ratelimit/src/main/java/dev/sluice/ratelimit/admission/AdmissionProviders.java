@@ -131,16 +131,6 @@ public final class AdmissionProviders {
                     + " seconds, the rate holds instead of dropping to T_c (a Sluice addition); 0 = never (T_c as the"
                     + " paper)");
 
-    static final Option<Double> FILL_SECONDS = Option.doubleOption(
-            "fill.seconds",
-            0,
-            0,
-            86_400,
-            "s",
-            "below the target, the buffer may rise no faster than target / fill.seconds a second: at each Eq. 2 step"
-                    + " the rate is capped at the one that gives that pace by the last 60 s's mass balance (bytes"
-                    + " written minus the buffer's rise); a Sluice addition; 0 = never (Eq. 2 alone, as the paper)");
-
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -185,8 +175,7 @@ public final class AdmissionProviders {
                     PERIOD_SECONDS,
                     DRAIN_TICKS,
                     DRAIN_HORIZON_SECONDS,
-                    CONSERVATIVE_HORIZON_SECONDS,
-                    FILL_SECONDS);
+                    CONSERVATIVE_HORIZON_SECONDS);
         }
 
         @Override
@@ -215,8 +204,7 @@ public final class AdmissionProviders {
                     (long) (ctx.get(PERIOD_SECONDS) * 1e9),
                     (int) (long) ctx.get(DRAIN_TICKS),
                     ctx.get(DRAIN_HORIZON_SECONDS),
-                    ctx.get(CONSERVATIVE_HORIZON_SECONDS),
-                    ctx.get(FILL_SECONDS));
+                    ctx.get(CONSERVATIVE_HORIZON_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.base.Ticker;
-import dev.sluice.core.ConfigException;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.spi.AdmissionGate;
 import dev.sluice.core.spi.IoControl;
@@ -72,15 +71,6 @@ class AdmissionProvidersTest {
         assertThat(s.periodNanos()).isEqualTo(10_000_000_000L);
         assertThat(s.watermarkSource()).isEqualTo(WatermarkSource.MEMTABLE);
         assertThat(s.deviceReadBytesPerSecond()).isZero();
-    }
-
-    @Test
-    void fillSecondsIsOffByDefaultAndRefusesANegativeValueByName() {
-        assertThat(create(Map.of()).fillSeconds()).isZero();
-        assertThat(create(Map.of("fill.seconds", "300")).fillSeconds()).isEqualTo(300);
-        assertThatThrownBy(() -> create(Map.of("fill.seconds", "-1")))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("control.admission.fill.seconds = '-1' is out of range");
     }
 
     @Test
