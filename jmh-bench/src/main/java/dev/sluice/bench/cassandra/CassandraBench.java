@@ -566,6 +566,7 @@ public final class CassandraBench implements Callable<Integer> {
                         rss,
                         null,
                         null,
+                        null,
                         null));
                 if (second % 10 == 0) {
                     System.out.printf(

@@ -226,6 +226,24 @@ public final class Summary {
                     "%,.1f",
                     1));
         }
+        if (stacks.stream()
+                .anyMatch(s ->
+                        s.windows() != null && s.windows().stream().anyMatch(w -> w.measured() && steal(w) != null))) {
+            // A slow second on a VM can be the hypervisor's: official run 23 of cruise-a-variant (docs/benchmarks.md)
+            // had 40 s in which every I/O class slowed at once and no record that could say why.
+            rows.add(new Row(
+                    "cpu.steal",
+                    "CPU steal (hypervisor): mean over the measured seconds (% of the machine)",
+                    s -> windowMean(s, 0, 1, Summary::steal),
+                    "%.1f",
+                    100));
+            rows.add(new Row(
+                    "cpu.stealSlowest",
+                    "CPU steal in the slowest 1 % of seconds (the P99 tail's): mean (% of the machine)",
+                    s -> slowestMean(s, 0.01, Summary::steal),
+                    "%.1f",
+                    100));
+        }
         rows.add(new Row(
                 "peakRssBytes",
                 "Peak RSS (MiB)",
@@ -268,6 +286,35 @@ public final class Summary {
                     1));
         }
         return rows;
+    }
+
+    private static Double steal(Results.Window w) {
+        return w.cpu() == null ? null : w.cpu().steal();
+    }
+
+    /**
+     * The mean of {@code f} over the slowest {@code fraction} of the measured windows (at least one), by ops: where the
+     * P99 tail throughput comes from. Null when no such window has a value.
+     */
+    static Double slowestMean(Results.Stack s, double fraction, Function<Results.Window, Double> f) {
+        if (s.windows() == null) {
+            return null;
+        }
+        List<Results.Window> slowest = s.windows().stream()
+                .filter(Results.Window::measured)
+                .sorted(java.util.Comparator.comparingLong(Results.Window::ops))
+                .toList();
+        int n = Math.max(1, (int) Math.ceil(slowest.size() * fraction));
+        double sum = 0;
+        int k = 0;
+        for (Results.Window w : slowest.subList(0, Math.min(n, slowest.size()))) {
+            Double v = f.apply(w);
+            if (v != null) {
+                sum += v;
+                k++;
+            }
+        }
+        return k == 0 ? null : sum / k;
     }
 
     private static Double pendingBytes(Results.Window w) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.sluice.bench.metrics.CpuMeter;
 import dev.sluice.bench.metrics.LatencyStats;
 import java.util.List;
 import java.util.Map;
@@ -309,6 +310,8 @@ public final class Results {
      * @param tuning the knobs ADOC tunes and the overflows the snapshot shows; null without a snapshot
      * @param writeP99Us p99 latency of the window's completed writes (insert, update, rmw); null when none completed
      * @param readP99Us p99 latency of the window's completed reads (read, scan); null when none completed
+     * @param cpu this process's CPU and the machine's busy and steal shares over the window ({@link CpuMeter}); null
+     *     where not recorded (Cassandra runs, results written before 2026-11-27)
      */
     public record Window(
             int second,
@@ -340,7 +343,8 @@ public final class Results {
             Long rssBytes,
             Tuning tuning,
             Long writeP99Us,
-            Long readP99Us) {
+            Long readP99Us,
+            CpuMeter.Shares cpu) {
         /**
          * The few fields a child's progress line carries (second, phase, ops, p99, L0 files, backlog); the rest is
          * null or empty.
@@ -348,7 +352,7 @@ public final class Results {
         public static Window progress(int second, String phase, long ops, Long p99Us, Integer l0Files, Long backlog) {
             return new Window(
                     second, phase, true, ops, Map.of(), 0, 0, null, p99Us, null, backlog, null, null, null, l0Files,
-                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null);
+                    null, null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null, null);
         }
     }
 

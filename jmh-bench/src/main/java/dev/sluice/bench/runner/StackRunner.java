@@ -1,5 +1,6 @@
 package dev.sluice.bench.runner;
 
+import dev.sluice.bench.metrics.CpuMeter;
 import dev.sluice.bench.metrics.LatencyStats;
 import dev.sluice.bench.metrics.ProcStatus;
 import dev.sluice.bench.metrics.TailThroughput;
@@ -461,6 +462,7 @@ public final class StackRunner {
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
         long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         long cpuAtWindowStart = ProcStatus.cpuNanos();
+        CpuMeter cpuMeter = new CpuMeter();
         LoadDriver current = null;
         int currentPhase = -1;
         long backlogMaxAcrossPhase = 0;
@@ -501,7 +503,8 @@ public final class StackRunner {
                     backlogMax = current.takeMaxBacklog();
                     backlogMaxAcrossPhase = Math.max(backlogMaxAcrossPhase, backlogMax);
                 }
-                Results.Window w = window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax);
+                Results.Window w =
+                        window(k - 1, phase, iv, snap, prev, t.partition, backlog, backlogMax, cpuMeter.sample());
                 t.windows.add(w);
                 t.device.window(phase.measured());
                 Map<OpKind, Histogram> byKind = t.phaseLatency.computeIfAbsent(pi, x -> new EnumMap<>(OpKind.class));
@@ -733,7 +736,8 @@ public final class StackRunner {
             NodeSnapshot prev,
             String partition,
             Long backlog,
-            Long backlogMax) {
+            Long backlogMax,
+            CpuMeter.Shares cpu) {
         Histogram all = new Histogram(3);
         Histogram writes = new Histogram(3);
         Histogram reads = new Histogram(3);
@@ -792,7 +796,8 @@ public final class StackRunner {
                 rss < 0 ? null : rss,
                 ps == null ? null : tuning(ps),
                 writes.getTotalCount() == 0 ? null : writes.getValueAtPercentile(99),
-                reads.getTotalCount() == 0 ? null : reads.getValueAtPercentile(99));
+                reads.getTotalCount() == 0 ? null : reads.getValueAtPercentile(99),
+                cpu);
     }
 
     /**

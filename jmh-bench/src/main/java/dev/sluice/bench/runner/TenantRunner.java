@@ -1,5 +1,6 @@
 package dev.sluice.bench.runner;
 
+import dev.sluice.bench.metrics.CpuMeter;
 import dev.sluice.bench.metrics.LatencyStats;
 import dev.sluice.bench.metrics.ProcStatus;
 import dev.sluice.bench.metrics.TailThroughput;
@@ -356,6 +357,7 @@ final class TenantRunner {
         long maxInflight = 0;
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
         long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        CpuMeter cpuMeter = new CpuMeter();
         StoreWorkload[] nextTasks = null;
         for (int k = 0; k <= total; k++) {
             int upcoming = k < total ? phaseOfSecond[k] : -1;
@@ -426,8 +428,8 @@ final class TenantRunner {
                     }
                 }
                 WindowRecorder.Interval iv = new WindowRecorder.Interval(merged, rej, err);
-                Results.Window w =
-                        StackRunner.window(k - 1, phase, iv, snap, prev, gaugePartition, backlog, backlogMax);
+                Results.Window w = StackRunner.window(
+                        k - 1, phase, iv, snap, prev, gaugePartition, backlog, backlogMax, cpuMeter.sample());
                 t.windows.add(w);
                 if (phase.measured()) {
                     t.rejected += rej;

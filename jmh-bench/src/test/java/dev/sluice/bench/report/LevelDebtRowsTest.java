@@ -15,7 +15,7 @@ class LevelDebtRowsTest {
     static Results.Window window(int second, boolean measured, Long pending, List<Long> bytes, List<Long> targets) {
         return new Results.Window(
                 second, "main", measured, 1000, Map.of(), 0, 0, null, null, null, null, null, null, null, null, null,
-                pending, bytes, targets, null, null, null, null, null, null, Map.of(), null, null, null, null);
+                pending, bytes, targets, null, null, null, null, null, null, Map.of(), null, null, null, null, null);
     }
 
     static Results.Stack stack(List<Results.Window> windows) {

@@ -33,7 +33,7 @@ class OpenLoopTableTest {
     static Results.Window window(int second, String phase, long ops, long rejected, long p99Us) {
         return new Results.Window(
                 second, phase, true, ops, Map.of(), rejected, 0, null, p99Us, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null);
+                null, null, null, null, null, null, null, null, null, Map.of(), null, null, null, null, null);
     }
 
     static Results.Stack stack(List<Results.Window> windows) {

@@ -53,6 +53,7 @@ class OverflowTableTest {
                 null,
                 new Results.Tuning(jobs, 1, batchMiB << 20, 2, 0, 20, 64L << 30, List.of(overflows)),
                 null,
+                null,
                 null);
     }
 

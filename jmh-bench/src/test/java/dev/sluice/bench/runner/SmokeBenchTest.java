@@ -143,7 +143,18 @@ class SmokeBenchTest {
                         .as("preloaded data is in the tree")
                         .isPositive();
                 assertThat(w.rssBytes()).isPositive();
+                // Where the CPU went (Linux: the JVM's process CPU time and /proc/stat).
+                assertThat(w.cpu()).as("cpu of window %d", w.second()).isNotNull();
+                assertThat(w.cpu().processCores())
+                        .isNotNull()
+                        .isBetween(0.0, Runtime.getRuntime().availableProcessors() + 0.5);
+                assertThat(w.cpu().machineBusy()).isNotNull().isBetween(0.0, 1.0);
+                assertThat(w.cpu().steal()).isNotNull().isBetween(0.0, 1.0);
             }
+            // A store serving thousands of requests a second uses CPU in most of its windows.
+            assertThat(s.windows().stream().filter(w -> w.cpu().processCores() > 0.05))
+                    .as("windows with the process on the CPU")
+                    .hasSizeGreaterThan(s.windows().size() / 2);
             // Open loop at 2000/s for 3 s: about 6000 arrivals, all either run or counted.
             Results.Phase open = s.phases().get(0);
             assertThat(open.offeredMeanRate()).isEqualTo(2000.0);
