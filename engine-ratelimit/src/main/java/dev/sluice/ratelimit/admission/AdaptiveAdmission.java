@@ -120,6 +120,10 @@ import java.util.Map;
  *       merge drains the buffer), a rate cut earlier in the episode climbs back by {@link #RECOVERY_STEP} a tick
  *       towards the rate at entry, where the paper never raises the rate above the high watermark: in experiment 14
  *       a cut at 90 % held writes at 2,672/s for 12 s while a merge drained the buffer from 89 % to 80 %.
+ *   <li>A ceiling from the levels' debt ({@code debt.window.seconds}, default 0 = off; see {@link #debtStep}): the
+ *       buffer Eq. 2 watches can sit at its target while the levels below it fall behind, so when the bytes above
+ *       target in the levels between L0 and the last grow over the window, the rate's ceiling steps down below what
+ *       was admitted, and steps back up (then is lifted) once they stop growing.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -153,7 +157,8 @@ public final class AdaptiveAdmission implements ControlLoop {
             long periodNanos,
             int drainTicks,
             double drainHorizonSeconds,
-            double conservativeHorizonSeconds) {}
+            double conservativeHorizonSeconds,
+            double debtWindowSeconds) {}
 
     public enum Mode {
         WARMUP,
@@ -193,6 +198,22 @@ public final class AdaptiveAdmission implements ControlLoop {
         double cutFrom = Double.NaN;
         /** Eq. 2's last adjustment was a cut. */
         boolean cutting;
+
+        /** Seconds since the controller first saw this partition (the sum of the snapshots' intervals). */
+        double clock;
+        /** In-scope requests admitted since the controller first saw this partition. */
+        long admittedTotal;
+        /** (clock, levels' excess bytes, admittedTotal) at each tick of the last {@code debt.window.seconds}. */
+        final ArrayDeque<double[]> debt = new ArrayDeque<>();
+        /** Time since the debt ceiling was last evaluated. */
+        long debtNanos;
+        /** The debt ceiling (requests/s; +inf = none): see {@link #debtStep}. */
+        double debtCeiling = Double.POSITIVE_INFINITY;
+
+        /** The ceiling the levels' debt sets on the rate (+inf when none). */
+        public double debtCeiling() {
+            return debtCeiling;
+        }
 
         public Mode mode() {
             return mode;
@@ -251,6 +272,25 @@ public final class AdaptiveAdmission implements ControlLoop {
      * steadily falls tick after tick.
      */
     public static final int DRAIN_TICKS = 3;
+
+    /**
+     * With {@code debt.window.seconds}: the levels' excess must have grown by at least this much over the window (by
+     * its least-squares slope times the window) for the ceiling to come down, so that compactions starting and ending
+     * within the window (the excess moving up and down by hundreds of MiB) do not move it. A lasting step up is
+     * growth, and counts as such while the window holds both sides of it.
+     */
+    static final double DEBT_GROWTH_BYTES = 64.0 * (1 << 20);
+
+    /**
+     * The debt ceiling's step, once every quarter of {@code debt.window.seconds}: down while the excess grows, up while
+     * it does not. The window looks back over ticks from before the last steps, so a step per Eq. 2 period would keep
+     * cutting for a whole window after the cuts had taken effect (3 % per 10 s is −60 % in 300 s); four steps per
+     * window bound that to about −15 %.
+     */
+    static final double DEBT_STEP = 0.04;
+
+    /** The debt ceiling is lifted once it is this far above the rate admitted over the window (it no longer binds). */
+    static final double DEBT_LIFT = 1 + 5 * DEBT_STEP;
 
     private final String name;
     private final Settings s;
@@ -333,11 +373,111 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.falls.removeFirst();
             }
         }
+        String debt = s.debtWindowSeconds() > 0 ? debtStep(ls, st) : null;
         try {
-            return step(ls, st, y);
+            Action a = step(ls, st, y);
+            if (debt != null && st.mode != Mode.WARMUP) {
+                if (a instanceof Action.SetAdmissionRate r) {
+                    return new Action.SetAdmissionRate(r.partition(), r.requestsPerSecond(), r.reason() + "; " + debt);
+                }
+                if (a == null && st.rate > st.debtCeiling) {
+                    return emit(ls, st, st.mode, debt);
+                }
+            }
+            return a;
         } finally {
             st.previousWatermark = y;
         }
+    }
+
+    /**
+     * The debt ceiling ({@code debt.window.seconds} &gt; 0; a Sluice addition, not in the paper). Eq. 2 holds SP-LSM's
+     * buffer at its target, but the buffer says nothing about the levels below it: over 1,800 s of cruise-a-variant
+     * (docs/benchmarks.md, run 5) the bytes the levels between L0 and the last one held above their targets grew from
+     * 0.68 to 0.97 GiB over the second half while the buffer stayed near 60 %, because the rate Eq. 2 settles at is
+     * what the memory→L1 merges take, not what the deeper compactions behind them take. So, every quarter of the window,
+     * once a full window of ticks is in: when that excess grew over the window by at least {@link #DEBT_GROWTH_BYTES}
+     * (the least-squares slope times the window), the ceiling becomes {@link #DEBT_STEP} below the lower of itself and
+     * the rate admitted over the window; when it did not grow, the ceiling rises by the same step and is lifted once it
+     * is {@link #DEBT_LIFT} times that admitted rate. The rate never exceeds the ceiling.
+     *
+     * @return the reason to emit when this tick moved the ceiling below the rate, else null
+     */
+    private String debtStep(LsmSnapshot ls, State st) {
+        st.clock += ls.intervalNanos() / 1e9;
+        st.admittedTotal += inScope(ls.opsDelta());
+        st.debt.addLast(new double[] {st.clock, levelExcess(ls), st.admittedTotal});
+        double window = s.debtWindowSeconds();
+        while (st.debt.size() > 2 && st.clock - st.debt.peekFirst()[0] > window) {
+            st.debt.removeFirst();
+        }
+        st.debtNanos += ls.intervalNanos();
+        if (st.debtNanos < window / 4 * 1e9 || st.mode == Mode.WARMUP) {
+            return null;
+        }
+        st.debtNanos = 0;
+        double[] first = st.debt.peekFirst(), last = st.debt.peekLast();
+        double span = last[0] - first[0];
+        if (span < 0.9 * window) {
+            return null; // not a full window yet
+        }
+        double admitted = (last[2] - first[2]) / span;
+        double growth = slope(st.debt) * span;
+        double was = st.debtCeiling;
+        if (growth >= DEBT_GROWTH_BYTES) {
+            st.debtCeiling = Math.max(s.minRate(), Math.min(st.debtCeiling, admitted) * (1 - DEBT_STEP));
+        } else if (!Double.isInfinite(st.debtCeiling)) {
+            st.debtCeiling *= 1 + DEBT_STEP;
+            if (st.debtCeiling > DEBT_LIFT * admitted) {
+                st.debtCeiling = Double.POSITIVE_INFINITY;
+            }
+        }
+        if (st.debtCeiling >= was) {
+            return null;
+        }
+        return String.format(
+                "levels over target by %.0f MiB, +%.0f MiB over the last %.0f s: debt ceiling %.0f/s (%.0f/s admitted"
+                        + " over the window, -%.0f%%; debt.window.seconds)",
+                last[1] / (1 << 20), growth / (1 << 20), span, st.debtCeiling, admitted, 100 * DEBT_STEP);
+    }
+
+    /** Least-squares slope of the samples' second column against their first (per second). */
+    private static double slope(ArrayDeque<double[]> samples) {
+        int n = samples.size();
+        double mt = 0, my = 0;
+        for (double[] x : samples) {
+            mt += x[0];
+            my += x[1];
+        }
+        mt /= n;
+        my /= n;
+        double num = 0, den = 0;
+        for (double[] x : samples) {
+            num += (x[0] - mt) * (x[1] - my);
+            den += (x[0] - mt) * (x[0] - mt);
+        }
+        return den == 0 ? 0 : num / den;
+    }
+
+    /**
+     * Bytes above target in the levels between L0 and the last non-empty level (the deep-compaction debt; the last
+     * level's target is its size, and L0 is SP-LSM's buffer, which the watermark already counts).
+     */
+    static double levelExcess(LsmSnapshot ls) {
+        List<LevelInfo> levels = ls.levels();
+        int last = -1;
+        for (LevelInfo l : levels) {
+            if (l.level() > 0 && l.bytes() > 0) {
+                last = Math.max(last, l.level());
+            }
+        }
+        double excess = 0;
+        for (LevelInfo l : levels) {
+            if (l.level() > 0 && l.level() < last && l.targetBytes() > 0 && l.bytes() > l.targetBytes()) {
+                excess += l.bytes() - l.targetBytes();
+            }
+        }
+        return excess;
     }
 
     private Action step(LsmSnapshot ls, State st, double y) {
@@ -653,7 +793,7 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */
     private Action emit(LsmSnapshot ls, State st, Mode before, String reason) {
-        double cap = s.maxRateFactor() * Math.max(st.t0, st.demandEwma);
+        double cap = Math.min(st.debtCeiling, s.maxRateFactor() * Math.max(st.t0, st.demandEwma));
         st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
         boolean changed = Double.isInfinite(st.applied)
                 || Math.abs(st.rate - st.applied) > s.changeThreshold() * st.applied

@@ -131,6 +131,18 @@ public final class AdmissionProviders {
                     + " seconds, the rate holds instead of dropping to T_c (a Sluice addition); 0 = never (T_c as the"
                     + " paper)");
 
+    static final Option<Double> DEBT_WINDOW_SECONDS = Option.doubleOption(
+            "debt.window.seconds",
+            0,
+            0,
+            86_400,
+            "s",
+            "the levels' debt ceiling (a Sluice addition): every quarter of this window, when the bytes the levels"
+                    + " between L0 and the last hold above their targets grew over the window by 64 MiB or more, the"
+                    + " rate's ceiling comes down 4 % below the rate admitted over the window; when they did not grow it"
+                    + " goes up 4 %, and is lifted once 20 % above that rate; 0 = never (the paper watches the buffer"
+                    + " only)");
+
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -175,7 +187,8 @@ public final class AdmissionProviders {
                     PERIOD_SECONDS,
                     DRAIN_TICKS,
                     DRAIN_HORIZON_SECONDS,
-                    CONSERVATIVE_HORIZON_SECONDS);
+                    CONSERVATIVE_HORIZON_SECONDS,
+                    DEBT_WINDOW_SECONDS);
         }
 
         @Override
@@ -204,7 +217,8 @@ public final class AdmissionProviders {
                     (long) (ctx.get(PERIOD_SECONDS) * 1e9),
                     (int) (long) ctx.get(DRAIN_TICKS),
                     ctx.get(DRAIN_HORIZON_SECONDS),
-                    ctx.get(CONSERVATIVE_HORIZON_SECONDS));
+                    ctx.get(CONSERVATIVE_HORIZON_SECONDS),
+                    ctx.get(DEBT_WINDOW_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

@@ -40,6 +40,9 @@ class AdaptiveAdmissionTest {
 
     long rejectedNext = 0;
 
+    /** The levels below L0 of the next ticks' snapshots (null: an empty L1 and L2). */
+    List<LevelInfo> belowL0 = null;
+
     /** The write-buffer budget of the next ticks' snapshots. */
     long budgetBytes = BUDGET;
 
@@ -61,6 +64,7 @@ class AdaptiveAdmissionTest {
                 SEC,
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+                0,
                 0);
     }
 
@@ -72,10 +76,12 @@ class AdaptiveAdmissionTest {
         long userBytes = total.bytesWritten();
         // Choose flush/compaction bytes so that the snapshot's cumulative write amplification equals writeAmp.
         long engineBytes = (long) (writeAmp * userBytes);
-        List<LevelInfo> levels = List.of(
-                new LevelInfo(0, l0FileList.isEmpty() ? 2 : l0FileList.size(), l0Bytes, 0, l0FileList),
-                new LevelInfo(1, 3, 0, 0, List.of()),
-                new LevelInfo(2, 0, 0, 0, List.of()));
+        List<LevelInfo> levels = new java.util.ArrayList<>();
+        levels.add(new LevelInfo(0, l0FileList.isEmpty() ? 2 : l0FileList.size(), l0Bytes, 0, l0FileList));
+        levels.addAll(
+                belowL0 != null
+                        ? belowL0
+                        : List.of(new LevelInfo(1, 3, 0, 0, List.of()), new LevelInfo(2, 0, 0, 0, List.of())));
         LsmSnapshot s = new LsmSnapshot(
                 "p",
                 now,
@@ -859,6 +865,7 @@ class AdaptiveAdmissionTest {
                 SEC,
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
+                0,
                 0);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
@@ -916,7 +923,8 @@ class AdaptiveAdmissionTest {
                 periodNanos,
                 drainTicks,
                 drainHorizonSeconds,
-                conservativeHorizonSeconds);
+                conservativeHorizonSeconds,
+                s.debtWindowSeconds());
     }
 
     @Test
@@ -1094,7 +1102,8 @@ class AdaptiveAdmissionTest {
                                 10 * SEC,
                                 AdaptiveAdmission.DRAIN_TICKS,
                                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
-                                conservativeHorizonSeconds));
+                                conservativeHorizonSeconds,
+                                0));
             }
             queuedNext = Integer.parseInt(f[4]);
             c.decide(tick(Double.parseDouble(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), 15), now);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.base.Ticker;
+import dev.sluice.core.ConfigException;
 import dev.sluice.core.control.ControlContext;
 import dev.sluice.core.spi.AdmissionGate;
 import dev.sluice.core.spi.IoControl;
@@ -71,6 +72,16 @@ class AdmissionProvidersTest {
         assertThat(s.periodNanos()).isEqualTo(10_000_000_000L);
         assertThat(s.watermarkSource()).isEqualTo(WatermarkSource.MEMTABLE);
         assertThat(s.deviceReadBytesPerSecond()).isZero();
+    }
+
+    @Test
+    void debtWindowIsOffByDefaultAndRefusesANegativeValueByName() {
+        assertThat(create(Map.of()).debtWindowSeconds()).isZero();
+        assertThat(create(Map.of("debt.window.seconds", "300")).debtWindowSeconds())
+                .isEqualTo(300);
+        assertThatThrownBy(() -> create(Map.of("debt.window.seconds", "-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("control.admission.debt.window.seconds = '-1' is out of range");
     }
 
     @Test
