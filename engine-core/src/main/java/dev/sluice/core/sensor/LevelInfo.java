@@ -13,6 +13,39 @@ public record LevelInfo(int level, int fileCount, long bytes, long targetBytes, 
         files = List.copyOf(files);
     }
 
+    /**
+     * The deep-compaction debt: bytes above target in the levels between L0 and the last non-empty level, {@code
+     * bytes.get(i)} and {@code targets.get(i)} being level i's (null entries count as empty / no target). L0 is left
+     * out (it is bounded by file count, and SP-LSM's buffer), and so is the last level (its target is its size). RocksDB's
+     * pending-compaction estimate also counts L0 and multiplies each level's excess by the fanout below it, so it grows
+     * with the data size on a profile that keeps L0 files on purpose; this does not. Used by admission's debt ceiling
+     * and the benchmark summary's "levels over target" rows.
+     */
+    public static long excessBytes(List<Long> bytes, List<Long> targets) {
+        int last = -1;
+        for (int i = bytes.size() - 1; i >= 1; i--) {
+            if (bytes.get(i) != null && bytes.get(i) > 0) {
+                last = i;
+                break;
+            }
+        }
+        long excess = 0;
+        for (int i = 1; i < last && i < targets.size(); i++) {
+            Long b = bytes.get(i), t = targets.get(i);
+            if (b != null && t != null && t > 0 && b > t) {
+                excess += b - t;
+            }
+        }
+        return excess;
+    }
+
+    /** {@link #excessBytes(List, List)} of levels listed L0 first, as {@link LsmSnapshot#levels()} lists them. */
+    public static long excessBytes(List<LevelInfo> levels) {
+        return excessBytes(
+                levels.stream().map(LevelInfo::bytes).toList(),
+                levels.stream().map(LevelInfo::targetBytes).toList());
+    }
+
     /** bytes / target, or 0 when the level has no target. */
     public double score() {
         return targetBytes <= 0 ? 0 : (double) bytes / targetBytes;

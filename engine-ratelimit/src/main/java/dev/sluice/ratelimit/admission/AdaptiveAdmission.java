@@ -406,7 +406,7 @@ public final class AdaptiveAdmission implements ControlLoop {
     private String debtStep(LsmSnapshot ls, State st) {
         st.clock += ls.intervalNanos() / 1e9;
         st.admittedTotal += inScope(ls.opsDelta());
-        st.debt.addLast(new double[] {st.clock, levelExcess(ls), st.admittedTotal});
+        st.debt.addLast(new double[] {st.clock, LevelInfo.excessBytes(ls.levels()), st.admittedTotal});
         double window = s.debtWindowSeconds();
         while (st.debt.size() > 2 && st.clock - st.debt.peekFirst()[0] > window) {
             st.debt.removeFirst();
@@ -457,27 +457,6 @@ public final class AdaptiveAdmission implements ControlLoop {
             den += (x[0] - mt) * (x[0] - mt);
         }
         return den == 0 ? 0 : num / den;
-    }
-
-    /**
-     * Bytes above target in the levels between L0 and the last non-empty level (the deep-compaction debt; the last
-     * level's target is its size, and L0 is SP-LSM's buffer, which the watermark already counts).
-     */
-    static double levelExcess(LsmSnapshot ls) {
-        List<LevelInfo> levels = ls.levels();
-        int last = -1;
-        for (LevelInfo l : levels) {
-            if (l.level() > 0 && l.bytes() > 0) {
-                last = Math.max(last, l.level());
-            }
-        }
-        double excess = 0;
-        for (LevelInfo l : levels) {
-            if (l.level() > 0 && l.level() < last && l.targetBytes() > 0 && l.bytes() > l.targetBytes()) {
-                excess += l.bytes() - l.targetBytes();
-            }
-        }
-        return excess;
     }
 
     private Action step(LsmSnapshot ls, State st, double y) {

@@ -78,9 +78,9 @@ class AdaptiveAdmissionDebtTest {
                 new LevelInfo(2, 4, 400 * MIB, 256 * MIB, List.of()), // 144 MiB over
                 new LevelInfo(3, 9, 1000 * MIB, 1280 * MIB, List.of()), // under its target: nothing
                 new LevelInfo(4, 40, 9000 * MIB, 6400 * MIB, List.of())); // the last level: never over
-        double excess =
-                AdaptiveAdmission.levelExcess(t.tick(0.5, 0, 0, 5).partitions().get("p"));
-        assertThat(excess).isEqualTo(144.0 * MIB);
+        long excess =
+                LevelInfo.excessBytes(t.tick(0.5, 0, 0, 5).partitions().get("p").levels());
+        assertThat(excess).isEqualTo(144 * MIB);
     }
 
     @Test

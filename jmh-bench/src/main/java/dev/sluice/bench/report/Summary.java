@@ -2,6 +2,7 @@ package dev.sluice.bench.report;
 
 import dev.sluice.bench.metrics.LatencyStats;
 import dev.sluice.bench.runner.Results;
+import dev.sluice.core.sensor.LevelInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -305,16 +306,7 @@ public final class Summary {
                 .sorted(java.util.Comparator.comparingLong(Results.Window::ops))
                 .toList();
         int n = Math.max(1, (int) Math.ceil(slowest.size() * fraction));
-        double sum = 0;
-        int k = 0;
-        for (Results.Window w : slowest.subList(0, Math.min(n, slowest.size()))) {
-            Double v = f.apply(w);
-            if (v != null) {
-                sum += v;
-                k++;
-            }
-        }
-        return k == 0 ? null : sum / k;
+        return mean(slowest.subList(0, Math.min(n, slowest.size())), f);
     }
 
     private static Double pendingBytes(Results.Window w) {
@@ -323,32 +315,13 @@ public final class Summary {
                 : w.pendingCompactionBytes().doubleValue();
     }
 
-    /**
-     * Bytes above target in the levels between L0 and the last non-empty level: the deep-compaction debt. RocksDB's
-     * pending-compaction estimate also counts L0 and multiplies each level's excess by the fanout below it, so on a
-     * profile that keeps L0 files on purpose (cruise-sp-lsm's transit L0) it grows with the data size even when every
-     * level below L0 is within its target. Null without level sizes and targets.
-     */
+    /** {@link LevelInfo#excessBytes} of the window's levels (the deep-compaction debt); null without level sizes. */
     static Double levelExcess(Results.Window w) {
         List<Long> bytes = w.levelBytes(), targets = w.levelTargetBytes();
         if (bytes == null || targets == null || bytes.size() != targets.size()) {
             return null;
         }
-        int last = -1;
-        for (int i = bytes.size() - 1; i >= 1; i--) {
-            if (bytes.get(i) != null && bytes.get(i) > 0) {
-                last = i;
-                break;
-            }
-        }
-        double excess = 0;
-        for (int i = 1; i < last; i++) {
-            Long b = bytes.get(i), t = targets.get(i);
-            if (b != null && t != null && t > 0 && b > t) {
-                excess += b - t;
-            }
-        }
-        return excess;
+        return (double) LevelInfo.excessBytes(bytes, targets);
     }
 
     /**
@@ -362,9 +335,14 @@ public final class Summary {
         List<Results.Window> measured =
                 s.windows().stream().filter(Results.Window::measured).toList();
         int a = (int) Math.floor(measured.size() * from), b = (int) Math.ceil(measured.size() * to);
+        return mean(measured.subList(Math.min(a, measured.size()), Math.min(b, measured.size())), f);
+    }
+
+    /** The mean of {@code f} over the windows where it is known; null when it is known for none. */
+    private static Double mean(List<Results.Window> windows, Function<Results.Window, Double> f) {
         double sum = 0;
         int n = 0;
-        for (Results.Window w : measured.subList(Math.min(a, measured.size()), Math.min(b, measured.size()))) {
+        for (Results.Window w : windows) {
             Double v = f.apply(w);
             if (v != null) {
                 sum += v;

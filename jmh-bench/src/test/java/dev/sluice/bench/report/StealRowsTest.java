@@ -12,38 +12,10 @@ import org.junit.jupiter.api.Test;
 /** The summary's CPU-steal rows: over the run, and over the slowest seconds that decide the P99 tail. */
 class StealRowsTest {
     static Results.Window window(int second, long ops, Double steal) {
+        CpuMeter.Shares cpu = steal == null ? null : new CpuMeter.Shares(1.0, 0.9, steal);
         return new Results.Window(
-                second,
-                "main",
-                true,
-                ops,
-                Map.of(),
-                0,
-                0,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                null,
-                steal == null ? null : new CpuMeter.Shares(1.0, 0.9, steal));
+                second, "main", true, ops, Map.of(), 0, 0, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, Map.of(), null, null, null, null, cpu);
     }
 
     @Test
