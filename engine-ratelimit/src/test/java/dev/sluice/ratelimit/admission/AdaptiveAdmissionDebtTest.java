@@ -43,7 +43,8 @@ class AdaptiveAdmissionDebtTest {
                         b.drainTicks(),
                         b.drainHorizonSeconds(),
                         b.conservativeHorizonSeconds(),
-                        debtWindowSeconds));
+                        debtWindowSeconds,
+                        0));
     }
 
     /** L1 (base, target 256 MiB) holding {@code baseBytes}, L2 the last level (its target = its size). */

@@ -65,6 +65,7 @@ class AdaptiveAdmissionTest {
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                 0,
+                0,
                 0);
     }
 
@@ -866,6 +867,7 @@ class AdaptiveAdmissionTest {
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                 0,
+                0,
                 0);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
@@ -924,7 +926,8 @@ class AdaptiveAdmissionTest {
                 drainTicks,
                 drainHorizonSeconds,
                 conservativeHorizonSeconds,
-                s.debtWindowSeconds());
+                s.debtWindowSeconds(),
+                s.steadyWindowSeconds());
     }
 
     @Test
@@ -1103,6 +1106,7 @@ class AdaptiveAdmissionTest {
                                 AdaptiveAdmission.DRAIN_TICKS,
                                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                                 conservativeHorizonSeconds,
+                                0,
                                 0));
             }
             queuedNext = Integer.parseInt(f[4]);
