@@ -10,7 +10,6 @@ import dev.sluice.core.sensor.NodeSnapshot;
 import dev.sluice.core.sensor.OpCounters;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -125,9 +124,6 @@ import java.util.Map;
  *       buffer Eq. 2 watches can sit at its target while the levels below it fall behind, so when the bytes above
  *       target in the levels between L0 and the last grow over the window, the rate's ceiling steps down below what
  *       was admitted, and steps back up (then is lifted) once they stop growing.
- *   <li>A ceiling from the slowest recent seconds ({@code steady.window.seconds}, default 0 = off; see {@link
- *       #steadyStep}): while the load asks for more than the rate, the rate stays within a few per cent of what the
- *       window's slowest seconds delivered with the gate idle, so the tail throughput is not far below the mean.
  *   <li>The Eq. 2 multiplier is clamped to [0.1, 2] per tick, so one wild sample cannot zero the rate.
  *   <li>Anti-windup: when Eq. 2 cuts the rate and the gate was not binding (demand below the limit), the cut applies to
  *       max(this interval's demand, its moving average) instead of the unreached limit. Without it a limit left high
@@ -162,8 +158,7 @@ public final class AdaptiveAdmission implements ControlLoop {
             int drainTicks,
             double drainHorizonSeconds,
             double conservativeHorizonSeconds,
-            double debtWindowSeconds,
-            double steadyWindowSeconds) {}
+            double debtWindowSeconds) {}
 
     public enum Mode {
         WARMUP,
@@ -215,24 +210,9 @@ public final class AdaptiveAdmission implements ControlLoop {
         /** The debt ceiling (requests/s; +inf = none): see {@link #debtStep}. */
         double debtCeiling = Double.POSITIVE_INFINITY;
 
-        /** (clock, in-scope requests admitted per second, gate binding 1/0) at each tick of the last steady window. */
-        final ArrayDeque<double[]> steady = new ArrayDeque<>();
-        /** The steady ceiling (requests/s; +inf = none): see {@link #steadyStep}. */
-        double steadyCeiling = Double.POSITIVE_INFINITY;
-
         /** The ceiling the levels' debt sets on the rate (+inf when none). */
         public double debtCeiling() {
             return debtCeiling;
-        }
-
-        /** The ceiling the slowest recent seconds set on the rate (+inf when none). */
-        public double steadyCeiling() {
-            return steadyCeiling;
-        }
-
-        /** The lower of the two ceilings (+inf when neither is set). */
-        double ceilings() {
-            return Math.min(debtCeiling, steadyCeiling);
         }
 
         public Mode mode() {
@@ -311,34 +291,6 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /** The debt ceiling is lifted once it is this far above the rate admitted over the window (it no longer binds). */
     static final double DEBT_LIFT = 1 + 5 * DEBT_STEP;
-
-    /**
-     * With {@code steady.window.seconds}: the ceiling acts only while the gate held requests back at at least this
-     * share of the window's ticks, i.e. while the load asks for more than the rate (a closed loop, an overload). An
-     * open-loop load that the rate lets through leaves the gate idle and the ceiling lifted.
-     */
-    static final double STEADY_SATURATED = 0.5;
-
-    /**
-     * A second counts as slow only when the gate was idle and the load got less than this share of the rate in force.
-     * Without it the second-to-second swing of a closed loop (a few per cent: the same clients also read) fed the
-     * ceiling: in experiment 31 (docs/benchmarks.md, 500 s) seconds that got 93-98 % of the rate with no request
-     * queued at the tick's end stepped the ceiling down from 5,960 to 4,592 writes/s while the buffer drained from 65 %
-     * to 34 %.
-     */
-    static final double STEADY_SLOW = 0.9;
-
-    /** The steady ceiling sits this far above the window's slow seconds ({@link #STEADY_QUANTILE}). */
-    static final double STEADY_MARGIN = 0.05;
-
-    /**
-     * Which of the window's seconds count as its slow ones: the 5th percentile of what each delivered (the 3rd-slowest
-     * of 60), so that one or two paused seconds do not set the ceiling.
-     */
-    static final double STEADY_QUANTILE = 0.05;
-
-    /** The steady ceiling rises at most this much per second (+35 % a minute) once the slow seconds leave the window. */
-    static final double STEADY_RISE = 0.005;
 
     private final String name;
     private final Settings s;
@@ -421,19 +373,15 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.falls.removeFirst();
             }
         }
-        st.clock += ls.intervalNanos() / 1e9;
-        st.admittedTotal += inScope(ls.opsDelta());
         String debt = s.debtWindowSeconds() > 0 ? debtStep(ls, st) : null;
-        String steady = s.steadyWindowSeconds() > 0 ? steadyStep(ls, st) : null;
-        String why = debt == null ? steady : steady == null ? debt : debt + "; " + steady;
         try {
             Action a = step(ls, st, y);
-            if (why != null && st.mode != Mode.WARMUP) {
+            if (debt != null && st.mode != Mode.WARMUP) {
                 if (a instanceof Action.SetAdmissionRate r) {
-                    return new Action.SetAdmissionRate(r.partition(), r.requestsPerSecond(), r.reason() + "; " + why);
+                    return new Action.SetAdmissionRate(r.partition(), r.requestsPerSecond(), r.reason() + "; " + debt);
                 }
-                if (a == null && st.rate > st.ceilings()) {
-                    return emit(ls, st, st.mode, why);
+                if (a == null && st.rate > st.debtCeiling) {
+                    return emit(ls, st, st.mode, debt);
                 }
             }
             return a;
@@ -456,6 +404,8 @@ public final class AdaptiveAdmission implements ControlLoop {
      * @return the reason to emit when this tick moved the ceiling below the rate, else null
      */
     private String debtStep(LsmSnapshot ls, State st) {
+        st.clock += ls.intervalNanos() / 1e9;
+        st.admittedTotal += inScope(ls.opsDelta());
         st.debt.addLast(new double[] {st.clock, LevelInfo.excessBytes(ls.levels()), st.admittedTotal});
         double window = s.debtWindowSeconds();
         while (st.debt.size() > 2 && st.clock - st.debt.peekFirst()[0] > window) {
@@ -489,64 +439,6 @@ public final class AdaptiveAdmission implements ControlLoop {
                 "levels over target by %.0f MiB, +%.0f MiB over the last %.0f s: debt ceiling %.0f/s (%.0f/s admitted"
                         + " over the window, -%.0f%%; debt.window.seconds)",
                 last[1] / (1 << 20), growth / (1 << 20), span, st.debtCeiling, admitted, 100 * DEBT_STEP);
-    }
-
-    /**
-     * The steady ceiling ({@code steady.window.seconds} &gt; 0; a Sluice addition, not in the paper). CruiseDB's tail
-     * throughput (Eq. 1) is set by the slowest seconds, and on cruise-a-variant those are seconds in which a deep
-     * compaction beside the memory→L1 merge slows every request while the gate is idle (docs/benchmarks.md, official run
-     * 24): Eq. 2, which watches the buffer, admits up to ~1.3× those seconds' rate in between, so the run's P99 tail was
-     * 0.72 of its mean. While the load is saturated (the gate held requests back at {@link #STEADY_SATURATED} of the
-     * window's ticks or more), a second at which the gate was idle and the load got less than {@link #STEADY_SLOW} of
-     * the rate shows what the tree delivered at its slowest; any other second only shows that the tree took (about)
-     * the rate. The ceiling is {@link #STEADY_MARGIN} above the window's slow seconds (its {@link #STEADY_QUANTILE}
-     * quantile, counting the other seconds as unbounded), and rises by at most {@link #STEADY_RISE} a second: so it
-     * holds the rate near what the tree delivered at its slowest while such seconds are in the window, and climbs back
-     * once they have left it (or while every second took the rate). Lifted while the load is not saturated: an
-     * open-loop load below the rate is never held back by it. It cannot lower a rate the gate does not bind at: on
-     * cruise-a-variant the first ~100 s run at what the small tree delivers, with the gate idle (experiment 31).
-     *
-     * @return the reason to emit when this tick moved the ceiling below the rate, else null
-     */
-    private String steadyStep(LsmSnapshot ls, State st) {
-        double interval = ls.intervalNanos() / 1e9;
-        // The rate in force during the interval is the last one applied (this tick has not moved it yet).
-        double delivered = inScope(ls.opsDelta()) / interval;
-        boolean slow = !binding(ls) && delivered < STEADY_SLOW * st.applied;
-        st.steady.addLast(new double[] {st.clock, slow ? delivered : Double.POSITIVE_INFINITY, binding(ls) ? 1 : 0});
-        double window = s.steadyWindowSeconds();
-        while (st.steady.size() > 2 && st.clock - st.steady.peekFirst()[0] > window) {
-            st.steady.removeFirst();
-        }
-        if (st.mode == Mode.WARMUP || st.clock - st.steady.peekFirst()[0] + interval < 0.9 * window) {
-            return null; // not a full window yet
-        }
-        double[] seconds = new double[st.steady.size()];
-        int i = 0, bound = 0;
-        for (double[] x : st.steady) {
-            seconds[i++] = x[1];
-            bound += (int) x[2];
-        }
-        double was = st.steadyCeiling;
-        if (bound < STEADY_SATURATED * seconds.length) {
-            st.steadyCeiling = Double.POSITIVE_INFINITY;
-            return null;
-        }
-        Arrays.sort(seconds);
-        double slowest = seconds[(int) Math.floor(STEADY_QUANTILE * (seconds.length - 1))];
-        double target = Math.max(s.minRate(), slowest * (1 + STEADY_MARGIN));
-        if (Double.isInfinite(was)) {
-            st.steadyCeiling = target; // stays lifted while no slow seconds are in the window
-        } else {
-            st.steadyCeiling = Math.min(target, was * (1 + STEADY_RISE * interval));
-        }
-        if (st.steadyCeiling >= was || st.steadyCeiling >= st.rate) {
-            return null;
-        }
-        return String.format(
-                "the slow seconds of the last %.0f s delivered %.0f/s with the gate idle (binding at %d of %d ticks):"
-                        + " steady ceiling %.0f/s (steady.window.seconds)",
-                window, slowest, bound, seconds.length, st.steadyCeiling);
     }
 
     /** Least-squares slope of the samples' second column against their first (per second). */
@@ -880,7 +772,7 @@ public final class AdaptiveAdmission implements ControlLoop {
 
     /** Clamps the rate to [min.rate, cap] and emits it when it moved past the threshold or the mode changed. */
     private Action emit(LsmSnapshot ls, State st, Mode before, String reason) {
-        double cap = Math.min(st.ceilings(), s.maxRateFactor() * Math.max(st.t0, st.demandEwma));
+        double cap = Math.min(st.debtCeiling, s.maxRateFactor() * Math.max(st.t0, st.demandEwma));
         st.rate = Math.max(s.minRate(), Math.min(st.rate, cap));
         boolean changed = Double.isInfinite(st.applied)
                 || Math.abs(st.rate - st.applied) > s.changeThreshold() * st.applied

@@ -143,18 +143,6 @@ public final class AdmissionProviders {
                     + " goes up 4 %, and is lifted once 20 % above that rate; 0 = never (the paper watches the buffer"
                     + " only)");
 
-    static final Option<Double> STEADY_WINDOW_SECONDS = Option.doubleOption(
-            "steady.window.seconds",
-            0,
-            0,
-            86_400,
-            "s",
-            "the steady ceiling (a Sluice addition): while the gate held requests back at half this window's ticks or"
-                    + " more, the rate stays at most 5 % above what the window's slow seconds delivered (the 5th"
-                    + " percentile of the seconds at which the gate was idle and the load got under 90 % of the rate),"
-                    + " rising at most 0.5 % a second; lifted while the gate is mostly idle; 0 = never (the paper"
-                    + " watches the buffer only)");
-
     // ---- options of "static-admission" only ----
 
     static final Option<Double> RATE = Option.doubleOption(
@@ -200,8 +188,7 @@ public final class AdmissionProviders {
                     DRAIN_TICKS,
                     DRAIN_HORIZON_SECONDS,
                     CONSERVATIVE_HORIZON_SECONDS,
-                    DEBT_WINDOW_SECONDS,
-                    STEADY_WINDOW_SECONDS);
+                    DEBT_WINDOW_SECONDS);
         }
 
         @Override
@@ -231,8 +218,7 @@ public final class AdmissionProviders {
                     (int) (long) ctx.get(DRAIN_TICKS),
                     ctx.get(DRAIN_HORIZON_SECONDS),
                     ctx.get(CONSERVATIVE_HORIZON_SECONDS),
-                    ctx.get(DEBT_WINDOW_SECONDS),
-                    ctx.get(STEADY_WINDOW_SECONDS));
+                    ctx.get(DEBT_WINDOW_SECONDS));
             installGates(ctx, scope);
             return new AdaptiveAdmission(name(), s);
         }

@@ -43,8 +43,7 @@ class AdaptiveAdmissionDebtTest {
                         b.drainTicks(),
                         b.drainHorizonSeconds(),
                         b.conservativeHorizonSeconds(),
-                        debtWindowSeconds,
-                        0));
+                        debtWindowSeconds));
     }
 
     /** L1 (base, target 256 MiB) holding {@code baseBytes}, L2 the last level (its target = its size). */

@@ -65,7 +65,6 @@ class AdaptiveAdmissionTest {
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                 0,
-                0,
                 0);
     }
 
@@ -867,7 +866,6 @@ class AdaptiveAdmissionTest {
                 AdaptiveAdmission.DRAIN_TICKS,
                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                 0,
-                0,
                 0);
         AdaptiveAdmission c = new AdaptiveAdmission("admission", s);
         c.decide(tick(0.3, 9000, 1000, 5), now);
@@ -926,8 +924,7 @@ class AdaptiveAdmissionTest {
                 drainTicks,
                 drainHorizonSeconds,
                 conservativeHorizonSeconds,
-                s.debtWindowSeconds(),
-                s.steadyWindowSeconds());
+                s.debtWindowSeconds());
     }
 
     @Test
@@ -1106,7 +1103,6 @@ class AdaptiveAdmissionTest {
                                 AdaptiveAdmission.DRAIN_TICKS,
                                 AdaptiveAdmission.DRAIN_HORIZON_SECONDS,
                                 conservativeHorizonSeconds,
-                                0,
                                 0));
             }
             queuedNext = Integer.parseInt(f[4]);

@@ -85,16 +85,6 @@ class AdmissionProvidersTest {
     }
 
     @Test
-    void steadyWindowIsOffByDefaultAndRefusesANegativeValueByName() {
-        assertThat(create(Map.of()).steadyWindowSeconds()).isZero();
-        assertThat(create(Map.of("steady.window.seconds", "60")).steadyWindowSeconds())
-                .isEqualTo(60);
-        assertThatThrownBy(() -> create(Map.of("steady.window.seconds", "-5")))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("control.admission.steady.window.seconds = '-5' is out of range");
-    }
-
-    @Test
     void targetMustBeBelowHigh() {
         assertThatThrownBy(() -> create(Map.of("watermark.target", "0.9", "watermark.high", "0.8")))
                 .isInstanceOf(IllegalArgumentException.class)
