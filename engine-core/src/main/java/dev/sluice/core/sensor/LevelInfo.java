@@ -1,5 +1,6 @@
 package dev.sluice.core.sensor;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -39,11 +40,21 @@ public record LevelInfo(int level, int fileCount, long bytes, long targetBytes, 
         return excess;
     }
 
-    /** {@link #excessBytes(List, List)} of levels listed L0 first, as {@link LsmSnapshot#levels()} lists them. */
+    /**
+     * {@link #excessBytes(List, List)} of these levels, each placed by its {@link #level()} (a level missing from the
+     * list counts as empty), so the result does not depend on the list's order or on every level being listed.
+     */
     public static long excessBytes(List<LevelInfo> levels) {
-        return excessBytes(
-                levels.stream().map(LevelInfo::bytes).toList(),
-                levels.stream().map(LevelInfo::targetBytes).toList());
+        int n = 0;
+        for (LevelInfo l : levels) {
+            n = Math.max(n, l.level() + 1);
+        }
+        Long[] bytes = new Long[n], targets = new Long[n];
+        for (LevelInfo l : levels) {
+            bytes[l.level()] = l.bytes();
+            targets[l.level()] = l.targetBytes();
+        }
+        return excessBytes(Arrays.asList(bytes), Arrays.asList(targets));
     }
 
     /** bytes / target, or 0 when the level has no target. */
