@@ -216,7 +216,14 @@ class BackgroundErrorNodeTest {
                     p.put(key(j * 4 + f), value(j * 4 + f), WriteMode.SYNC);
                     acked.add(j * 4 + f);
                 }
-                p.flush();
+                try {
+                    p.flush();
+                } catch (SluiceException e) {
+                    // The flush of an earlier file can start the compaction, which may fail while a later flush
+                    // waits: that flush then reports the compaction's background error (seen once in ~5 runs). Any
+                    // other failure is a failure of the test.
+                    assertThat(e.getMessage()).contains("background error COMPACTION").contains("sluice fault injection");
+                }
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> !p.health().ok());
             PartitionHealth h = p.health();
