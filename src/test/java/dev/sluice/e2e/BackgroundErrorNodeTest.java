@@ -222,7 +222,9 @@ class BackgroundErrorNodeTest {
                     // The flush of an earlier file can start the compaction, which may fail while a later flush
                     // waits: that flush then reports the compaction's background error (seen once in ~5 runs). Any
                     // other failure is a failure of the test.
-                    assertThat(e.getMessage()).contains("background error COMPACTION").contains("sluice fault injection");
+                    assertThat(e.getMessage())
+                            .contains("background error COMPACTION")
+                            .contains("sluice fault injection");
                 }
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> !p.health().ok());
