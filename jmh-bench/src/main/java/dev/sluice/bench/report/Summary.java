@@ -245,6 +245,26 @@ public final class Summary {
                     "%.1f",
                     100));
         }
+        if (stacks.stream()
+                .anyMatch(s -> s.windows() != null
+                        && s.windows().stream().anyMatch(w -> w.measured() && ioStalled(w) != null))) {
+            // A second can also be slow because the machine's own disk, under the emulated device, stalled every task:
+            // experiment 33 (docs/benchmarks.md) had single seconds at 1,500-2,300 ops/s with the CPU idle and no
+            // steal.
+            rows.add(new Row(
+                    "cpu.ioStalled",
+                    "Host I/O stall (every task with work waiting on I/O, PSI): mean over the measured seconds (% of the"
+                            + " time)",
+                    s -> windowMean(s, 0, 1, Summary::ioStalled),
+                    "%.1f",
+                    100));
+            rows.add(new Row(
+                    "cpu.ioStalledSlowest",
+                    "Host I/O stall in the slowest 1 % of seconds (the P99 tail's): mean (% of the time)",
+                    s -> slowestMean(s, 0.01, Summary::ioStalled),
+                    "%.1f",
+                    100));
+        }
         rows.add(new Row(
                 "peakRssBytes",
                 "Peak RSS (MiB)",
@@ -291,6 +311,10 @@ public final class Summary {
 
     private static Double steal(Results.Window w) {
         return w.cpu() == null ? null : w.cpu().steal();
+    }
+
+    private static Double ioStalled(Results.Window w) {
+        return w.cpu() == null ? null : w.cpu().ioStalled();
     }
 
     /**

@@ -16,6 +16,7 @@ class CpuMeterTest {
         assertThat(t).isNotNull();
         assertThat(t.busy()).isEqualTo(100 + 5 + 40 + 3 + 2);
         assertThat(t.steal()).isEqualTo(30);
+        assertThat(t.iowait()).isEqualTo(20);
         assertThat(t.total()).isEqualTo(150 + 800 + 20 + 30); // guest time is inside user: not counted twice
     }
 
@@ -32,30 +33,49 @@ class CpuMeterTest {
         Deque<Long> clock = new ArrayDeque<>(List.of(0L, 1_000_000_000L, 3_000_000_000L));
         Deque<Long> cpu = new ArrayDeque<>(List.of(0L, 1_500_000_000L, 2_000_000_000L));
         Deque<CpuMeter.Ticks> ticks = new ArrayDeque<>(List.of(
-                new CpuMeter.Ticks(1000, 400, 0),
-                new CpuMeter.Ticks(1200, 580, 10), // +200 jiffies: 180 busy, 10 steal
-                new CpuMeter.Ticks(1600, 600, 210))); // +400: 20 busy, 200 steal
-        CpuMeter m = new CpuMeter(clock::removeFirst, cpu::removeFirst, ticks::removeFirst);
+                new CpuMeter.Ticks(1000, 400, 0, 0),
+                new CpuMeter.Ticks(1200, 580, 10, 4), // +200 jiffies: 180 busy, 10 steal, 4 iowait
+                new CpuMeter.Ticks(1600, 600, 210, 104))); // +400: 20 busy, 200 steal, 100 iowait
+        // PSI "full" I/O stall, microseconds: 0.25 s of the first second, 1.2 s of the next two
+        Deque<Long> ioFull = new ArrayDeque<>(List.of(5_000_000L, 5_250_000L, 6_450_000L));
+        CpuMeter m = new CpuMeter(clock::removeFirst, cpu::removeFirst, ticks::removeFirst, ioFull::removeFirst);
 
         CpuMeter.Shares first = m.sample();
         assertThat(first.processCores()).isEqualTo(1.5);
         assertThat(first.machineBusy()).isEqualTo(0.9);
         assertThat(first.steal()).isEqualTo(0.05);
+        assertThat(first.ioWait()).isEqualTo(0.02);
+        assertThat(first.ioStalled()).isEqualTo(0.25);
 
         CpuMeter.Shares second = m.sample(); // 0.5 s of CPU over 2 s of wall time
         assertThat(second.processCores()).isEqualTo(0.25);
         assertThat(second.machineBusy()).isEqualTo(0.05);
         assertThat(second.steal()).isEqualTo(0.5);
+        assertThat(second.ioWait()).isEqualTo(0.25);
+        assertThat(second.ioStalled()).isEqualTo(0.6);
     }
 
     @Test
     void unknownSourcesGiveNullNotZero() {
         Deque<Long> clock = new ArrayDeque<>(List.of(0L, 1_000_000_000L));
-        CpuMeter m = new CpuMeter(clock::removeFirst, () -> -1, () -> null);
+        CpuMeter m = new CpuMeter(clock::removeFirst, () -> -1, () -> null, () -> -1);
         CpuMeter.Shares s = m.sample();
         assertThat(s.processCores()).isNull();
         assertThat(s.machineBusy()).isNull();
         assertThat(s.steal()).isNull();
+        assertThat(s.ioWait()).isNull();
+        assertThat(s.ioStalled()).isNull();
+    }
+
+    @Test
+    void parsesPressureStallInformation() {
+        String psi = "some avg10=0.53 avg60=1.88 avg300=3.33 total=288676350\n"
+                + "full avg10=0.37 avg60=1.50 avg300=2.43 total=223897990\n";
+        assertThat(CpuMeter.parseIoFull(psi)).isEqualTo(223_897_990L); // the "full" line, not "some"
+        assertThat(CpuMeter.parseIoFull("some avg10=0.53 avg60=1.88 avg300=3.33 total=288676350\n"))
+                .isEqualTo(-1); // a file without a "full" line
+        assertThat(CpuMeter.parseIoFull("full avg10=0.37 total=12x")).isEqualTo(-1);
+        assertThat(CpuMeter.parseIoFull(null)).isEqualTo(-1);
     }
 
     @Test
@@ -71,5 +91,9 @@ class CpuMeterTest {
         assertThat(s.processCores()).isNotNull().isGreaterThan(0.3);
         assertThat(s.machineBusy()).isNotNull().isGreaterThan(0.0).isLessThanOrEqualTo(1.0);
         assertThat(s.steal()).isNotNull().isBetween(0.0, 1.0);
+        assertThat(s.ioWait()).isNotNull().isBetween(0.0, 1.0);
+        if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/pressure/io"))) {
+            assertThat(s.ioStalled()).isNotNull().isBetween(0.0, 1.0);
+        }
     }
 }
