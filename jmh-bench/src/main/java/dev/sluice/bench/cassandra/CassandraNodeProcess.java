@@ -2,6 +2,7 @@ package dev.sluice.bench.cassandra;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -50,18 +52,31 @@ final class CassandraNodeProcess implements AutoCloseable {
     }
 
     /**
-     * {@code n} distinct free ports on the loopback address. All sockets stay open until every port is chosen: choosing
-     * them one at a time (open, read the port, close) once handed the same port out twice, and the node's JMX server
-     * took the port its native transport then failed to bind (a run on 2026-11-25).
+     * {@code n} distinct free ports on the loopback address, below the kernel's ephemeral range. All sockets stay open
+     * until every port is chosen: choosing them one at a time (open, read the port, close) once handed the same port
+     * out twice, and the node's JMX server took the port its native transport then failed to bind (a run on
+     * 2026-11-25). Below the ephemeral range, because a port the kernel handed out (port 0) can be taken again as the
+     * source port of any outgoing connection before the node binds it (a test node on 2026-11-28 found its storage
+     * port 33675 "in use by another process").
      */
     private static int[] freePorts(int n) throws IOException {
         List<ServerSocket> open = new ArrayList<>();
         try {
             int[] ports = new int[n];
+            int below = ephemeralLow();
+            for (int tries = 0; open.size() < n && tries < 1000; tries++) {
+                int port = 10_000 + ThreadLocalRandom.current().nextInt(Math.max(1, below - 10_000));
+                try {
+                    open.add(new ServerSocket(port, 1, InetAddress.getLoopbackAddress()));
+                } catch (IOException taken) {
+                    // try another
+                }
+            }
+            while (open.size() < n) { // no room below the ephemeral range: any free port
+                open.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
             for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                open.add(s);
-                ports[i] = s.getLocalPort();
+                ports[i] = open.get(i).getLocalPort();
             }
             return ports;
         } finally {
@@ -71,7 +86,47 @@ final class CassandraNodeProcess implements AutoCloseable {
         }
     }
 
+    /** The low end of Linux's ephemeral port range ({@code ip_local_port_range}); 32768 where it cannot be read. */
+    private static int ephemeralLow() {
+        // Files.readString reads one byte of this file on JDK 17 (/proc/sys reports a size it does not have): stream it
+        try (var in = Files.newInputStream(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+            return Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.US_ASCII)
+                    .strip()
+                    .split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
+        }
+    }
+
+    /** How many times {@link #start} picks new ports when the node reports one of its ports taken. */
+    private static final int PORT_ATTEMPTS = 3;
+
+    /**
+     * Starts a node in {@code dir} and waits until it accepts CQL connections. When the node exits because a port
+     * chosen for it was taken in the meantime (Cassandra's "is in use by another process", JMX's "Port already in
+     * use"), it starts again with new ports, up to {@value #PORT_ATTEMPTS} times.
+     */
     static CassandraNodeProcess start(
+            Path dir,
+            List<String> classpath,
+            Map<String, String> yamlSettings,
+            String heap,
+            Map<String, String> sysprops)
+            throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            CassandraNodeProcess node = startOnce(dir, classpath, yamlSettings, heap, sysprops);
+            if (node != null) {
+                return node;
+            }
+            if (attempt == PORT_ATTEMPTS) {
+                throw new IllegalStateException("the Cassandra node found one of its ports taken " + attempt
+                        + " times (new free ports each time); see " + dir.resolve("node.log"));
+            }
+        }
+    }
+
+    /** The started node, or null when it exited because one of its ports was taken. */
+    private static CassandraNodeProcess startOnce(
             Path dir,
             List<String> classpath,
             Map<String, String> yamlSettings,
@@ -117,6 +172,10 @@ final class CassandraNodeProcess implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
+                String log = Files.readString(dir.resolve("node.log"));
+                if (log.contains("is in use by another process") || log.contains("Port already in use")) {
+                    return null;
+                }
                 throw new IllegalStateException(
                         "the Cassandra node exited with " + p.exitValue() + "; see " + dir.resolve("node.log"));
             }
