@@ -150,6 +150,10 @@ class SmokeBenchTest {
                         .isBetween(0.0, Runtime.getRuntime().availableProcessors() + 0.5);
                 assertThat(w.cpu().machineBusy()).isNotNull().isBetween(0.0, 1.0);
                 assertThat(w.cpu().steal()).isNotNull().isBetween(0.0, 1.0);
+                assertThat(w.cpu().ioWait()).isNotNull().isBetween(0.0, 1.0);
+                if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/pressure/io"))) {
+                    assertThat(w.cpu().ioStalled()).isNotNull().isBetween(0.0, 1.0);
+                }
             }
             // A store serving thousands of requests a second uses CPU in most of its windows.
             assertThat(s.windows().stream().filter(w -> w.cpu().processCores() > 0.05))
