@@ -259,6 +259,8 @@ final class NodeImpl implements SluiceNode {
                 }
                 if (state == StoreCheck.State.EXISTING) {
                     StoreCheck.checkExisting(name, dir, profile);
+                } else {
+                    StoreCheck.checkWritable(name, dir);
                 }
                 states.put(name, state);
             }

@@ -107,7 +107,15 @@ final class StoreCheck {
 
     /** Every check of an existing partition; throws {@link StoreCorruptedException} or {@link SluiceException}. */
     static void checkExisting(String name, Path dir, Profile profile) throws IOException {
-        Optional<String> holder = lockHolder(dir.resolve("LOCK"));
+        checkWritable(name, dir);
+        Path lock = dir.resolve("LOCK");
+        if (Files.exists(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new SluiceException("partition '" + name + "' at " + dir + ": its LOCK is not a regular file (RocksDB"
+                    + " locks the partition through it); move it away, RocksDB creates it again. Sluice opened"
+                    + " nothing");
+        }
+        Optional<String> holder = lockHolder(lock);
         if (holder.isPresent()) {
             throw new SluiceException("partition '" + name + "' at " + dir + " is already open (its LOCK is held by "
                     + holder.get() + "); Sluice opened nothing");
@@ -119,6 +127,26 @@ final class StoreCheck {
                     + " backup, or salvage what precedes the damage with RocksDB's ldb tool.");
         }
         checkRecoverable(name, dir, profile);
+    }
+
+    /**
+     * Refuses a partition directory RocksDB could not write (opening writes a new MANIFEST, WAL, CURRENT and LOG there).
+     * Phase 2 of the open opens partitions one after another, so a partition refused there would come after others
+     * had been opened for writing and changed (their WALs flushed, MANIFESTs rolled) — a refused open must change
+     * nothing (found by a damaged-store probe, 2026-11-28: a read-only second partition). For a partition that does not
+     * exist yet, its nearest existing ancestor must be writable.
+     */
+    static void checkWritable(String name, Path dir) {
+        Path d = dir;
+        while (d != null && !Files.exists(d)) {
+            d = d.getParent();
+        }
+        if (d != null && !Files.isWritable(d)) {
+            throw new SluiceException(
+                    "partition '" + name + "' at " + dir + ": " + (d.equals(dir) ? "the directory" : d)
+                            + " is not writable by this process (read-only file system, or its permissions); Sluice opened"
+                            + " nothing");
+        }
     }
 
     // ---- RocksDB options shared by the check and the real open ----

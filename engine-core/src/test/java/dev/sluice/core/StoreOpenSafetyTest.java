@@ -454,6 +454,50 @@ class StoreOpenSafetyTest {
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
+    /**
+     * A second partition RocksDB cannot open for writing (here its LOCK is a directory) was found only in phase 2 until
+     * 2026-11-28, after the first had been opened for writing: the refused open had flushed a's WAL and rolled its
+     * MANIFEST, and blamed "another node or process" for the lock. Now phase 1 refuses it and nothing changes.
+     */
+    @Test
+    void aSecondPartitionWhoseLockIsADirectoryIsRefusedBeforeTheFirstIsOpened() throws IOException {
+        twoPartitionStore();
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            n.partition("a").put(key(7000), new byte[10], WriteMode.SYNC); // a live WAL in a: an open would flush it
+        }
+        Files.deleteIfExists(dir.resolve("partitions/b/LOCK"));
+        Files.createDirectory(dir.resolve("partitions/b/LOCK"));
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                .hasMessageContaining("partition 'b'")
+                .hasMessageContaining("LOCK is not a regular file")
+                .hasMessageNotContaining("already open");
+        assertThat(hashes(dir)).isEqualTo(before);
+        Files.delete(dir.resolve("partitions/b/LOCK"));
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            assertThat(n.partition("a").get(key(7000))).isNotNull();
+            assertThat(n.partition("b").get(key(199))).isNotNull();
+        }
+    }
+
+    @Test
+    void aPartitionInADirectoryThatIsNotWritableIsRefusedNamingIt() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                "root".equals(System.getProperty("user.name")), "root writes to directories without write permission");
+        twoPartitionStore();
+        Path b = dir.resolve("partitions/b");
+        Files.setPosixFilePermissions(b, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        try {
+            Map<String, String> before = hashes(dir);
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                    .hasMessageContaining("partition 'b'")
+                    .hasMessageContaining("is not writable");
+            assertThat(hashes(dir)).isEqualTo(before);
+        } finally {
+            Files.setPosixFilePermissions(b, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+    }
+
     @Test
     void aSecondPartitionLockedByAnotherNodeInThisJvmLeavesTheFirstUntouched() throws IOException {
         twoPartitionStore();
