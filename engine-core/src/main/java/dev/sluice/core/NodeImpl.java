@@ -450,6 +450,10 @@ final class NodeImpl implements SluiceNode {
         if (!Files.exists(marker)) {
             return false;
         }
+        if (!Files.isRegularFile(marker)) {
+            throw new StoreCorruptedException("the store marker " + marker + " is not a regular file (a directory or a"
+                    + " device), so this is not a readable Sluice store; the store was left untouched");
+        }
         String text = readText(
                 marker,
                 "the store marker " + marker

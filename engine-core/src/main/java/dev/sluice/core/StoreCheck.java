@@ -194,15 +194,37 @@ final class StoreCheck {
                 for (LiveFileMetaData f : ro.getLiveFilesMetaData()) {
                     live.add(Path.of(f.fileName()).getFileName().toString());
                 }
+                Set<Long> deleted = null;
                 for (String n : list(dir)) {
                     if (n.endsWith(".sst") && !live.contains(n)) {
+                        if (deleted == null) {
+                            deleted = ManifestEdits.deletedFiles(dir);
+                        }
+                        if (deleted.contains(fileNumber(n))) {
+                            org.slf4j.LoggerFactory.getLogger(StoreCheck.class)
+                                    .info(
+                                            "partition '{}': {} is an input of a committed compaction that a crash left"
+                                                    + " on disk (the MANIFEST records its deletion); RocksDB deletes it"
+                                                    + " at open",
+                                            name,
+                                            n);
+                            continue;
+                        }
                         checkOrphan(name, dir, n, ro, options);
                     }
                 }
                 checkCleanClose(name, dir, ro); // after the orphans: a lost flush edit is named by its SST there
             } catch (RocksDBException e) {
+                String why = RocksPartition.describe(e);
+                if (why.contains("Permission denied") || why.contains("Read-only file system")) {
+                    // not damage: a restore from a backup would be the wrong advice
+                    throw new SluiceException(
+                            "partition '" + name + "' at " + dir + " cannot be read by this process (" + why
+                                    + "); fix the files' owner or permissions. Sluice did not open or change it.",
+                            e);
+                }
                 throw new StoreCorruptedException(
-                        "partition '" + name + "' at " + dir + " is corrupted (" + RocksPartition.describe(e)
+                        "partition '" + name + "' at " + dir + " is corrupted (" + why
                                 + "); Sluice did not open or change it. Restore it from a backup or inspect it with"
                                 + " RocksDB's ldb tool.",
                         e);
@@ -283,6 +305,11 @@ final class StoreCheck {
      * flush, and the file holds the only copy of those values. Values are compared, not just keys, so an updated key
      * whose newest value was only in the lost file is caught too. (Sluice writes no merges and sets no compaction
      * filter, which could make a compaction's output differ from its inputs.)
+     *
+     * <p>An orphan the MANIFEST records as deleted ({@link ManifestEdits}) is not checked at all: it is the input of a
+     * committed compaction that a {@code kill -9} left on disk before RocksDB unlinked it, and its values may be older
+     * versions that no live file holds any more. Until 2026-11-28 such a file failed the value rule above, and the store
+     * never opened again (a crash-loop probe: 1 kill in about 100).
      *
      * <p>An orphan that does not open as a table at all (empty, shorter than a footer, no table magic number at its end)
      * is a crash leftover too, whatever it holds: RocksDB writes a table to its end and syncs it before the edit that
@@ -588,6 +615,15 @@ final class StoreCheck {
             } finally {
                 HELD.remove(file);
             }
+        }
+    }
+
+    /** The number of an SST named like {@code 000127.sst}; -1 when the name is not a number. */
+    private static long fileNumber(String sst) {
+        try {
+            return Long.parseLong(sst.substring(0, sst.length() - ".sst".length()));
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 

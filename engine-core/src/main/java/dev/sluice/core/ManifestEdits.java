@@ -1,0 +1,155 @@
+package dev.sluice.core;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The SST files a RocksDB MANIFEST records as deleted: a committed compaction (or a trivial move) lists its inputs
+ * there. Read so that the open-time check can tell a compaction's obsolete input — which a {@code kill -9} leaves on disk
+ * when it lands after the compaction's edit reached the MANIFEST and before RocksDB unlinked the inputs — from a file
+ * whose committed edit the MANIFEST lost (see {@link StoreCheck}'s orphan rule). A file the MANIFEST added and then
+ * deleted was committed and then superseded; an edit lost from a damaged MANIFEST cannot have been followed by a
+ * recorded deletion of the same file, since edits are appended in order and file numbers are never reused.
+ *
+ * <p>Format (RocksDB 9.10 {@code db/version_edit.cc}, {@code VersionEdit::EncodeTo}): the MANIFEST is a log file in
+ * the WAL's record format ({@link WalCheck#forEachRecord}); each logical record is one VersionEdit, a sequence of
+ * varint32 tags, each followed by its fields. A record is used only when every one of its tags decodes (an unknown tag
+ * without the "safe to ignore" bit, or a field running past the record, drops the whole record: a deletion read from a
+ * misparsed record could mark lost data as obsolete). Every {@code MANIFEST-*} file in the directory is read: the
+ * current one, and an older one an open cut short by a crash may have left.
+ */
+final class ManifestEdits {
+    private ManifestEdits() {}
+
+    // Tags (db/version_edit.h)
+    private static final int COMPARATOR = 1,
+            LOG_NUMBER = 2,
+            NEXT_FILE = 3,
+            LAST_SEQUENCE = 4,
+            COMPACT_CURSOR = 5,
+            DELETED_FILE = 6,
+            NEW_FILE = 7,
+            PREV_LOG_NUMBER = 9,
+            MIN_LOG_TO_KEEP = 10,
+            NEW_FILE2 = 100,
+            NEW_FILE3 = 102,
+            NEW_FILE4 = 103,
+            COLUMN_FAMILY = 200,
+            COLUMN_FAMILY_ADD = 201,
+            COLUMN_FAMILY_DROP = 202,
+            MAX_COLUMN_FAMILY = 203,
+            IN_ATOMIC_GROUP = 300,
+            SAFE_IGNORE_MASK = 1 << 13,
+            NEW_FILE4_TERMINATE = 1;
+    // forward-compatible tags after the mask (kDbId = mask + 1, ...) whose fields are not length-prefixed
+    private static final int OLD_BLOB_ADDITION = SAFE_IGNORE_MASK + 2,
+            OLD_BLOB_GARBAGE = SAFE_IGNORE_MASK + 3,
+            OLD_WAL_ADDITION = SAFE_IGNORE_MASK + 4,
+            OLD_WAL_DELETION = SAFE_IGNORE_MASK + 5;
+
+    /** File numbers recorded as deleted by a fully decoded VersionEdit of any MANIFEST in {@code dir}. */
+    static Set<Long> deletedFiles(Path dir) throws IOException {
+        Set<Long> deleted = new HashSet<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path m : (Iterable<Path>) s.filter(
+                    p -> p.getFileName().toString().startsWith("MANIFEST-") && Files.isRegularFile(p))::iterator) {
+                WalCheck.forEachRecord(m, edit -> {
+                    Set<Long> d = decodeDeletions(edit);
+                    if (d != null) {
+                        deleted.addAll(d);
+                    }
+                });
+            }
+        }
+        return deleted;
+    }
+
+    /** The deleted file numbers of one VersionEdit, or null when any part of it does not decode. */
+    static Set<Long> decodeDeletions(byte[] edit) {
+        Set<Long> out = new HashSet<>();
+        int[] pos = {0};
+        try {
+            while (pos[0] < edit.length) {
+                long tag = varint(edit, pos);
+                switch ((int) tag) {
+                    case LOG_NUMBER, NEXT_FILE, LAST_SEQUENCE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
+                    case COLUMN_FAMILY, MAX_COLUMN_FAMILY, IN_ATOMIC_GROUP -> varint(edit, pos);
+                    case COMPARATOR, COLUMN_FAMILY_ADD -> slice(edit, pos);
+                    case COLUMN_FAMILY_DROP -> {
+                        // no fields
+                    }
+                    case COMPACT_CURSOR -> {
+                        varint(edit, pos); // level
+                        slice(edit, pos); // internal key
+                    }
+                    case DELETED_FILE -> {
+                        varint(edit, pos); // level
+                        out.add(varint(edit, pos));
+                    }
+                    case NEW_FILE, NEW_FILE2, NEW_FILE3 -> {
+                        varint(edit, pos); // level
+                        varint(edit, pos); // number
+                        if (tag == NEW_FILE3) {
+                            varint(edit, pos); // path id
+                        }
+                        varint(edit, pos); // size
+                        slice(edit, pos); // smallest
+                        slice(edit, pos); // largest
+                        if (tag != NEW_FILE) {
+                            varint(edit, pos); // smallest seqno
+                            varint(edit, pos); // largest seqno
+                        }
+                    }
+                    case NEW_FILE4 -> {
+                        varint(edit, pos); // level
+                        varint(edit, pos); // number
+                        varint(edit, pos); // size
+                        slice(edit, pos); // smallest
+                        slice(edit, pos); // largest
+                        varint(edit, pos); // smallest seqno
+                        varint(edit, pos); // largest seqno
+                        while (varint(edit, pos) != NEW_FILE4_TERMINATE) {
+                            slice(edit, pos); // a custom field
+                        }
+                    }
+                    case OLD_BLOB_ADDITION, OLD_BLOB_GARBAGE, OLD_WAL_ADDITION, OLD_WAL_DELETION -> {
+                        return null; // ignorable, but not length-prefixed (older formats): not skipped safely
+                    }
+                    default -> {
+                        if ((tag & SAFE_IGNORE_MASK) == 0) {
+                            return null; // blob files, or a tag this reader does not know: not understood
+                        }
+                        slice(edit, pos); // forward-compatible records are length-prefixed
+                    }
+                }
+            }
+            return pos[0] == edit.length ? out : null;
+        } catch (IndexOutOfBoundsException e) {
+            return null;
+        }
+    }
+
+    private static long varint(byte[] b, int[] pos) {
+        long v = 0;
+        for (int shift = 0; shift <= 63; shift += 7) {
+            int x = b[pos[0]++] & 0xFF;
+            v |= (long) (x & 0x7F) << shift;
+            if (x < 0x80) {
+                return v;
+            }
+        }
+        throw new IndexOutOfBoundsException("varint too long");
+    }
+
+    private static void slice(byte[] b, int[] pos) {
+        long len = varint(b, pos);
+        if (len < 0 || pos[0] + len > b.length) {
+            throw new IndexOutOfBoundsException("field past the edit");
+        }
+        pos[0] += (int) len;
+    }
+}
