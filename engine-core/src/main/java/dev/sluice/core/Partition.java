@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One tenant's key space: its own RocksDB instance with its own WAL. Keys and values are byte arrays; keys are ordered
- * bytewise (unsigned). Limits: keys 1 byte to {@code limits.max.key.bytes}, values 0 to {@code limits.max.value.bytes};
+ * bytewise (unsigned). Limits: keys 0 (the empty key) to {@code limits.max.key.bytes} bytes, values 0 to {@code limits.max.value.bytes};
  * null or oversized arguments throw {@link IllegalArgumentException} naming the argument and the limit, and nothing is
  * written.
  *

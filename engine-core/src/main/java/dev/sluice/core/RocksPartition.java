@@ -742,11 +742,15 @@ final class RocksPartition implements Partition {
         }
     }
 
-    @Override
-    public List<KeyValue> scan(KeyRange range, int limit) {
+    private static void checkLimit(int limit) {
         if (limit < 0) {
             throw new IllegalArgumentException("limit must be >= 0, was " + limit);
         }
+    }
+
+    @Override
+    public List<KeyValue> scan(KeyRange range, int limit) {
+        checkLimit(limit);
         long start = System.nanoTime();
         List<KeyValue> out = new ArrayList<>(Math.min(limit, 1024));
         try (ScanIterator it = scan(range)) {
@@ -761,9 +765,7 @@ final class RocksPartition implements Partition {
 
     @Override
     public List<byte[]> scanKeys(KeyRange range, int limit) {
-        if (limit < 0) {
-            throw new IllegalArgumentException("limit must be >= 0, was " + limit);
-        }
+        checkLimit(limit);
         long start = System.nanoTime();
         List<byte[]> out = new ArrayList<>(Math.min(limit, 1024));
         try (Scan it = openScan(range, true)) {
@@ -783,6 +785,13 @@ final class RocksPartition implements Partition {
         try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
             db.flush(fo);
         } catch (RocksDBException e) {
+            if ((closing || closed)
+                    && e.getStatus() != null
+                    && e.getStatus().getCode() == org.rocksdb.Status.Code.ShutdownInProgress) {
+                // the node closed while the flush waited (it cancels background work first): like any other call
+                // racing a close, not a fault of the partition (which fail() would mark suspect)
+                throw new IllegalStateException("partition '" + name + "' is closed (it closed while this flush ran)");
+            }
             throw fail("flush", e);
         } finally {
             exit();
@@ -888,12 +897,14 @@ final class RocksPartition implements Partition {
     @Override
     public CompletableFuture<List<KeyValue>> scanAsync(KeyRange range, int limit) {
         Limits.requireNonNull(range, "range"); // immutable: KeyRange copied the caller's bounds
+        checkLimit(limit); // at the call, like every other bad argument, not on the pool thread after admission
         return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(() -> scan(range, limit)));
     }
 
     @Override
     public CompletableFuture<List<byte[]>> scanKeysAsync(KeyRange range, int limit) {
         Limits.requireNonNull(range, "range");
+        checkLimit(limit);
         return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(() -> scanKeys(range, limit)));
     }
 

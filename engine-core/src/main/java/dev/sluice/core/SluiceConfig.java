@@ -237,6 +237,9 @@ public record SluiceConfig(
         DATA_DIR_OPTION.check(dataDir);
         PARTITIONS_OPTION.check(partitions);
         PROFILE_OPTION.check(profile);
+        if (controls == null) {
+            throw new ConfigException(CONTROLS + " must not be null (an empty list for none)");
+        }
         CONTROLS_OPTION.check(controls);
         TICK_PERIOD_OPTION.check(tickPeriod);
         BLOCK_CACHE_BYTES_OPTION.check(blockCacheBytes);
@@ -359,6 +362,10 @@ public record SluiceConfig(
         };
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             p.load(r);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConfigException("config file " + file + " does not exist");
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new ConfigException("config file " + file + " is not valid UTF-8 text (" + e + ")");
         } catch (IOException | IllegalArgumentException e) {
             throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
         }
@@ -519,7 +526,10 @@ public record SluiceConfig(
         }
 
         public Builder controls(List<String> names) {
-            CONTROLS_OPTION.check(names == null ? null : new ArrayList<>(names));
+            if (names == null) {
+                throw new ConfigException(CONTROLS + " must not be null (an empty list for none)");
+            }
+            CONTROLS_OPTION.check(new ArrayList<>(names));
             this.controls = new ArrayList<>(names);
             return this;
         }

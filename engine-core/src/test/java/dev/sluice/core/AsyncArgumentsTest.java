@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,5 +121,16 @@ class AsyncArgumentsTest {
         List<KeyValue> kvs = f.get(30, TimeUnit.SECONDS);
         assertThat(kvs).hasSize(1);
         assertThat(kvs.get(0).key()).isEqualTo(b("s1"));
+    }
+
+    @Test
+    void aNegativeScanLimitIsRefusedAtTheCallNotByTheFuture() {
+        // like a null range or a bad key: thrown by the call itself, before admission and the pool
+        assertThatThrownBy(() -> p.scanAsync(KeyRange.all(), -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit must be >= 0");
+        assertThatThrownBy(() -> p.scanKeysAsync(KeyRange.all(), -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit must be >= 0");
     }
 }

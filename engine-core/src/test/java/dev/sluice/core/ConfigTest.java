@@ -158,7 +158,7 @@ class ConfigTest {
         Files.writeString(f, "partitions=a\n");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(f)).hasMessageContaining("data.dir must be set");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(dir.resolve("missing.properties")))
-                .hasMessageContaining("cannot read config file");
+                .hasMessageContaining("missing.properties does not exist");
     }
 
     /** Properties.load keeps the last of two equal keys silently; a config file must not (a second data.dir opened another store). */
@@ -239,5 +239,25 @@ class ConfigTest {
         assertThat(bare.controls()).isEmpty();
         assertThat(bare.controlOptions("admission")).isEmpty();
         assertThat(c.controlOptions("admission")).containsEntry("k1", "0.3");
+    }
+
+    @Test
+    void aNullControllerListIsAConfigExceptionLikeEveryOtherNullSetting() {
+        assertThatThrownBy(() -> SluiceConfig.builder(dir).controls((List<String>) null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("controls must not be null");
+    }
+
+    @Test
+    void aMissingOrNonUtf8ConfigFileIsNamedAsSuch() throws IOException {
+        Path missing = dir.resolve("nope.properties");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(missing))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config file " + missing + " does not exist");
+        Path latin1 = dir.resolve("latin1.properties");
+        Files.write(latin1, new byte[] {'p', '=', (byte) 0xE9, '\n'});
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(latin1))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("config file " + latin1 + " is not valid UTF-8");
     }
 }
