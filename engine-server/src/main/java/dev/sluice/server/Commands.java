@@ -109,7 +109,7 @@ final class Commands {
     }
 
     Spec spec(byte[] name) {
-        return specs.get(new String(name, StandardCharsets.UTF_8).toUpperCase(Locale.ROOT));
+        return specs.get(word(name));
     }
 
     /**
@@ -366,6 +366,10 @@ final class Commands {
                 i += 2;
             } else if (opt.equals("SETNAME") && i + 1 < a.length) {
                 name = new String(a[++i], StandardCharsets.UTF_8);
+                Reply bad = badClientName(name); // as CLIENT SETNAME (and Redis' HELLO) checks it
+                if (bad != null) {
+                    return done(bad);
+                }
             } else {
                 return done(Reply.error("ERR Syntax error in HELLO option '" + printable(opt) + "'"));
             }
@@ -403,22 +407,29 @@ final class Commands {
                     return done(wrongArity("CLIENT|SETNAME"));
                 }
                 String name = new String(a[2], StandardCharsets.UTF_8);
-                for (char ch : name.toCharArray()) {
-                    if (ch <= ' ' || ch > '~') {
-                        return done(Reply.error(
-                                "ERR Client names cannot contain spaces, newlines or special" + " characters."));
-                    }
+                Reply bad = badClientName(name);
+                if (bad != null) {
+                    return done(bad);
                 }
                 s.clientName = name.isEmpty() ? null : name;
                 return done(Reply.OK);
             }
             case "GETNAME" -> {
+                if (a.length != 2) {
+                    return done(wrongArity("CLIENT|GETNAME"));
+                }
                 return done(s.clientName == null ? Reply.NIL : Reply.Bulk.of(s.clientName));
             }
             case "ID" -> {
+                if (a.length != 2) {
+                    return done(wrongArity("CLIENT|ID"));
+                }
                 return done(new Reply.Int(s.id));
             }
             case "SETINFO" -> {
+                if (a.length != 4) {
+                    return done(wrongArity("CLIENT|SETINFO"));
+                }
                 return done(Reply.OK); // client library name/version: accepted, not kept
             }
             default -> {
@@ -561,8 +572,29 @@ final class Commands {
         return CompletableFuture.completedFuture(r);
     }
 
+    /**
+     * A command or option name upper-cased in ASCII only, as Redis compares them: {@code toUpperCase} folds other
+     * letters too ({@code ſet} became {@code SET}, {@code pıng} {@code PING}), so a filter that blocks commands by their
+     * ASCII names could be bypassed (a server probe, 2026-11-28).
+     */
     private static String word(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
+        char[] c = new String(b, StandardCharsets.UTF_8).toCharArray();
+        for (int i = 0; i < c.length; i++) {
+            if (c[i] >= 'a' && c[i] <= 'z') {
+                c[i] -= 'a' - 'A';
+            }
+        }
+        return new String(c);
+    }
+
+    /** Redis' rule for client names: no spaces, newlines or other characters outside '!'..'~'. */
+    private static Reply badClientName(String name) {
+        for (char ch : name.toCharArray()) {
+            if (ch <= ' ' || ch > '~') {
+                return Reply.error("ERR Client names cannot contain spaces, newlines or special characters.");
+            }
+        }
+        return null;
     }
 
     /** At most 64 printable characters of user input, for error messages and logs. */

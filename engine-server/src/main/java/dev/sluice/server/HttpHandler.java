@@ -52,14 +52,38 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
         if (!req.decoderResult().isSuccess()) {
-            send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", bytes("bad request\n"));
+            // Netty's decoder discards everything after a bad message on this connection: answer and close, or the
+            // client waits forever for replies to the requests it sends next (a keep-alive scraper would time out)
+            send(
+                    ctx,
+                    req,
+                    HttpResponseStatus.BAD_REQUEST,
+                    "text/plain; charset=utf-8",
+                    bytes("bad request: " + req.decoderResult().cause().getMessage() + "\n"),
+                    true);
             return;
         }
         if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
-            send(ctx, req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bytes("GET only\n"));
+            FullHttpResponse resp = response(
+                    req, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bytes("GET only\n"));
+            resp.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD"); // required with a 405 (RFC 9110 §15.5.6)
+            write(ctx, req, resp, false);
             return;
         }
-        String path = new QueryStringDecoder(req.uri()).path();
+        String path;
+        try {
+            String target = req.uri();
+            path = new QueryStringDecoder(target.startsWith("/") ? target : absoluteFormPath(target)).path();
+        } catch (IllegalArgumentException e) { // a malformed %-escape, or a URI that does not parse
+            send(
+                    ctx,
+                    req,
+                    HttpResponseStatus.BAD_REQUEST,
+                    "text/plain; charset=utf-8",
+                    bytes("bad request: the path " + req.uri() + " is not a valid URI (" + e.getMessage() + ")\n"),
+                    false);
+            return;
+        }
         try {
             switch (path) {
                 case "/metrics" ->
@@ -122,19 +146,51 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The path of a request target in origin form ({@code /status?x}) or absolute form ({@code
+     * http://127.0.0.1:8380/status}, which a client must send to a proxy and a server must accept: RFC 9112 §3.2.2).
+     */
+    private static String absoluteFormPath(String uri) {
+        java.net.URI u = java.net.URI.create(uri);
+        if (u.isAbsolute()) {
+            String raw = u.getRawPath();
+            return (raw == null || raw.isEmpty() ? "/" : raw) + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+        }
+        return uri;
+    }
+
     private static void send(
             ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus st, String type, byte[] body) {
+        send(ctx, req, st, type, body, false);
+    }
+
+    private static void send(
+            ChannelHandlerContext ctx,
+            FullHttpRequest req,
+            HttpResponseStatus st,
+            String type,
+            byte[] body,
+            boolean close) {
+        write(ctx, req, response(req, st, type, body), close);
+    }
+
+    private static FullHttpResponse response(FullHttpRequest req, HttpResponseStatus st, String type, byte[] body) {
         boolean head = req.method().equals(HttpMethod.HEAD);
         ByteBuf content = head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
         FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, st, content);
         resp.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
         resp.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
         resp.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        return resp;
+    }
+
+    private static void write(ChannelHandlerContext ctx, FullHttpRequest req, FullHttpResponse resp, boolean close) {
+        boolean keepAlive = !close && HttpUtil.isKeepAlive(req);
         if (keepAlive) {
             resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
             ctx.writeAndFlush(resp);
         } else {
+            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
         }
     }

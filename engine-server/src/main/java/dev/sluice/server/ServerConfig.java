@@ -85,11 +85,11 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
     public static final Option<Integer> MAX_ARRAY_LENGTH = Option.intOption(
             "max.array.length",
             1024 * 1024,
-            2,
+            3,
             64 * 1024 * 1024,
             "elements",
             "Most arguments in one request (MSET k v ... counts 2 per pair); more is a protocol error: -ERR, then that"
-                    + " connection is closed.");
+                    + " connection is closed. At least 3, so that SET key value fits.");
     public static final Option<Long> MAX_REQUEST_BYTES = Option.longOption(
             "max.request.bytes",
             64L * 1024 * 1024,

@@ -45,7 +45,9 @@ final class ServerStats {
                 .description("requests refused: -BUSY (admission) or -QUOTA (the tenant's quota)")
                 .register(registry);
         FunctionCounter.builder("sluice.server.errors", errors, LongAdder::sum)
-                .description("requests answered with another -ERR (a failed read or write, a bad argument)")
+                .description(
+                        "requests the engine failed or refused with -ERR (a failed read or write, an argument over a"
+                                + " limit); unknown commands, wrong arity and syntax errors are answered without counting")
                 .register(registry);
         FunctionCounter.builder("sluice.server.protocol.errors", protocolErrors, LongAdder::sum)
                 .description("connections closed for a malformed, oversized or cross-protocol frame")

@@ -217,6 +217,12 @@ public final class SluiceServer implements AutoCloseable {
      * host that does not resolve then fails the start before a store is created or opened.
      */
     private static void checkPorts(ServerConfig config) {
+        int resp = config.get(ServerConfig.PORT), http = config.get(ServerConfig.HTTP_PORT);
+        if (resp != 0 && resp == http) {
+            // each port alone is free, but the second bind would fail after the store was opened
+            throw new dev.sluice.core.ConfigException(
+                    "server.port and server.http.port are both " + resp + ": the RESP and HTTP ports must differ");
+        }
         checkPort(config.get(ServerConfig.HOST), config.get(ServerConfig.PORT), "server.host/server.port");
         checkPort(
                 config.get(ServerConfig.HTTP_HOST),

@@ -117,4 +117,53 @@ class HttpTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(post.statusCode()).isEqualTo(405);
     }
+
+    /** Sends raw bytes on one connection and returns everything the server wrote until it closed (or 5 s passed). */
+    static String raw(String request) throws Exception {
+        try (java.net.Socket sock = new java.net.Socket("127.0.0.1", server.httpPort())) {
+            sock.setSoTimeout(5000);
+            sock.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            sock.getOutputStream().flush();
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[8192];
+            try {
+                for (int n; (n = sock.getInputStream().read(buf)) >= 0; ) {
+                    got.write(buf, 0, n);
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                got.write("<still open>".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            }
+            return got.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /**
+     * Netty's decoder drops everything after a malformed request on its connection, so a 400 that kept the connection
+     * alive left the client waiting for replies that never came (found by a probe of the server, 2026-11-28).
+     */
+    @Test
+    void aMalformedRequestGetsA400AndTheConnectionCloses() throws Exception {
+        String bigHeader = "GET /status HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n";
+        String out = raw(bigHeader + "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertThat(out)
+                .startsWith("HTTP/1.1 400")
+                .containsIgnoringCase("connection: close")
+                .doesNotContain("<still open>");
+        String badChunk = "POST /status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+        assertThat(raw(badChunk)).startsWith("HTTP/1.1 400").doesNotContain("<still open>");
+    }
+
+    @Test
+    void aMalformedEscapeInThePathIsA400NotADroppedConnection() throws Exception {
+        String out = raw("GET /%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(out).startsWith("HTTP/1.1 400").contains("/%zz");
+    }
+
+    @Test
+    void anAbsoluteFormTargetIsServedAndA405NamesTheAllowedMethods() throws Exception {
+        String out = raw("GET http://127.0.0.1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(out).startsWith("HTTP/1.1 200").contains("\"partitions\"");
+        String post = raw("DELETE /status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(post).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD");
+    }
 }

@@ -240,6 +240,37 @@ class RespCommandsTest {
         }
     }
 
+    /** Redis compares command names in ASCII: Unicode case folding must not turn ſet into SET (a server probe). */
+    @Test
+    void commandNamesAreCaseInsensitiveInAsciiOnly() {
+        try (Jedis j = TestServers.jedis(server)) {
+            assertThat(j.sendCommand(() -> "pInG".getBytes(UTF_8))).isEqualTo("PONG".getBytes(UTF_8));
+            assertThatThrownBy(() -> j.sendCommand(() -> "\u017Fet".getBytes(UTF_8), "uk", "1"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageStartingWith("ERR unknown command");
+            assertThatThrownBy(() -> j.sendCommand(() -> "p\u0131ng".getBytes(UTF_8)))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageStartingWith("ERR unknown command");
+            assertThat(j.get("uk")).isNull();
+        }
+    }
+
+    /** HELLO SETNAME checks the name as CLIENT SETNAME does; CLIENT GETNAME takes no argument (as in Redis). */
+    @Test
+    void clientNamesAreCheckedByHelloToo() {
+        try (Jedis j = TestServers.jedis(server)) {
+            assertThatThrownBy(() -> j.sendCommand(() -> "HELLO".getBytes(UTF_8), "2", "SETNAME", "bad name\r\nx"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageContaining("Client names cannot contain spaces");
+            assertThat(j.sendCommand(Protocol.Command.CLIENT, "GETNAME")).isNull();
+            j.sendCommand(() -> "HELLO".getBytes(UTF_8), "2", "SETNAME", "good-name");
+            assertThat(j.sendCommand(Protocol.Command.CLIENT, "GETNAME")).isEqualTo("good-name".getBytes(UTF_8));
+            assertThatThrownBy(() -> j.sendCommand(Protocol.Command.CLIENT, "GETNAME", "extra"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("ERR wrong number of arguments for 'client|getname' command");
+        }
+    }
+
     @Test
     void pipelinedRequestsOnTheSameKeyKeepTheirOrder() {
         try (Jedis j = TestServers.jedis(server)) {

@@ -100,6 +100,10 @@ class ServerConfigTest {
                 .startsWith("2:")
                 .contains("does not exist");
         assertThat(runCli("--no-such-flag")).startsWith("2:");
+        Path same = dir.resolve("same.properties"); // each port free alone: refused before a store is created
+        Files.writeString(same, "data.dir = d3\nserver.port = 16399\nserver.http.port = 16399\n");
+        assertThat(runCli("--config", same.toString())).startsWith("2:").contains("must differ");
+        assertThat(dir.resolve("d3")).doesNotExist();
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Path cfg = dir.resolve("taken.properties");
             Files.writeString(cfg, "data.dir = d2\nserver.http.port = 0\nserver.port = " + taken.getLocalPort() + "\n");
