@@ -782,6 +782,16 @@ class StoreOpenSafetyTest {
     }
 
     /** Writes 4 KiB of zeros at {@code pageOffset} (a page a power cut lost). */
+    /** XORs the byte at {@code offset} of {@code f} with {@code mask} (damage that is not a power cut's zeros). */
+    static void flipBits(Path f, long offset, int mask) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+            raf.seek(offset);
+            int b = raf.read();
+            raf.seek(offset);
+            raf.write(b ^ mask);
+        }
+    }
+
     static void zeroPage(Path f, long pageOffset) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
             raf.seek(pageOffset);
@@ -855,12 +865,7 @@ class StoreOpenSafetyTest {
     @Test
     void aFlippedByteFollowedByAsyncRecordsIsDamageAndRefused() throws IOException {
         Path wal = walOf(WriteMode.ASYNC);
-        try (RandomAccessFile raf = new RandomAccessFile(wal.toFile(), "rw")) {
-            raf.seek(5000);
-            int b = raf.read();
-            raf.seek(5000);
-            raf.write(b ^ 0x10);
-        }
+        flipBits(wal, 5000, 0x10);
         Map<String, String> before = hashes(dir);
         assertThatThrownBy(() -> Sluice.open(cfg(dir)))
                 .isInstanceOf(StoreCorruptedException.class)

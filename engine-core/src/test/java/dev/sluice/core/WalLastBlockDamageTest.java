@@ -1,11 +1,11 @@
 package dev.sluice.core;
 
+import static dev.sluice.core.StoreOpenSafetyTest.flipBits;
 import static dev.sluice.core.StoreOpenSafetyTest.hashes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,12 +66,7 @@ class WalLastBlockDamageTest {
         Path crash = crashedStore();
         Path wal = wal(crash);
         assertThat(Files.size(wal)).as("one partial block").isBetween(4_000L, 32L * 1024 - 1);
-        try (RandomAccessFile raf = new RandomAccessFile(wal.toFile(), "rw")) {
-            raf.seek(2000);
-            int b = raf.read();
-            raf.seek(2000);
-            raf.write(b ^ 0x01);
-        }
+        flipBits(wal, 2000, 0x01);
         Map<String, String> before = hashes(crash);
         assertThatThrownBy(() -> Sluice.open(cfg(crash)))
                 .isInstanceOf(StoreCorruptedException.class)
