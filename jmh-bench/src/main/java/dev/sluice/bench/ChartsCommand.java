@@ -100,6 +100,7 @@ public final class ChartsCommand implements Callable<Integer> {
         if (run.schemaVersion() < 1 || run.schemaVersion() > Results.SCHEMA_VERSION) {
             return "schemaVersion " + run.schemaVersion() + " (this sluice reads 1 to " + Results.SCHEMA_VERSION + ")";
         }
+
         for (int i = 0; i < run.stacks().size(); i++) {
             Results.Stack s = run.stacks().get(i);
             String which = "stack " + (i + 1);
@@ -121,6 +122,43 @@ public final class ChartsCommand implements Callable<Integer> {
             }
             if (s.metrics() == null) {
                 return which + " has no metrics";
+            }
+            if (s.phases().contains(null)) {
+                return which + " has a null phase";
+            }
+            String missing = firstNull(
+                    "controls",
+                    s.controls(),
+                    "options",
+                    s.options(),
+                    "sysprops",
+                    s.sysprops(),
+                    "environment",
+                    s.environment(),
+                    "preload",
+                    s.preload(),
+                    "metrics.latency",
+                    s.metrics().latency(),
+                    "ratioToBaseline",
+                    s.ratioToBaseline(),
+                    "controlEvents",
+                    s.controlEvents());
+            if (missing != null) {
+                return which + " has no '" + missing + "'";
+            }
+        }
+        // the objects results.schema.json requires and the charts and summary read (a hand-edited file without one
+        // failed with a NullPointerException, some charts already written: a CLI probe, 2026-11-28)
+        String missing = firstNull(
+                "scenario", run.scenario(), "machine", run.machine(), "charts", run.charts(), "command", run.command());
+        return missing == null ? null : "it has no '" + missing + "'";
+    }
+
+    /** The name of the first null value among (name, value) pairs; null when none is. */
+    private static String firstNull(Object... namesAndValues) {
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            if (namesAndValues[i + 1] == null) {
+                return (String) namesAndValues[i];
             }
         }
         return null;

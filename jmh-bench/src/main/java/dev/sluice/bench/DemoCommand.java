@@ -36,6 +36,9 @@ import picocli.CommandLine.Spec;
         description = "Write and read a few hundred MB through the API, printing one snapshot line per second.",
         footer = {"", "Exit codes: 0 done; 1 the run failed; 2 bad arguments (checked before --dir is touched)."})
 public final class DemoCommand implements Callable<Integer> {
+    /** Threads are real threads: a thousand is already more than any demo needs. */
+    static final int MAX_THREADS = 1024;
+
     /** The most --megabytes accepted (1 TiB of user data: far beyond a demo, far from overflowing a key count). */
     static final long MAX_MEGABYTES = 1L << 20;
 
@@ -88,6 +91,9 @@ public final class DemoCommand implements Callable<Integer> {
         // Everything is checked before --dir is touched: bad input must not cost the previous demo store.
         if (megabytes <= 0 || megabytes > MAX_MEGABYTES) {
             throw bad("--megabytes " + megabytes + ": must be between 1 and " + MAX_MEGABYTES);
+        }
+        if (writers > MAX_THREADS || readers > MAX_THREADS) {
+            throw bad("--writers " + writers + " --readers " + readers + ": at most " + MAX_THREADS + " each");
         }
         if (valueBytes <= 0 || writers <= 0 || readers < 0 || maxSeconds <= 0) {
             throw bad("--value-bytes, --writers and --max-seconds must be > 0 and --readers >= 0; got --value-bytes "

@@ -123,6 +123,16 @@ class BenchCliTest {
                 "stack tuned",
                 "sysprop.sluice.autotuned.rate.bytes.per.sec");
         assertThat(out).doesNotExist();
+        // the other benchmark profiles' properties: a bad value, and a name no profile reads (silently ignored before)
+        Path tunedBad =
+                scenario("[stack tuned]\nprofile = rocksdb-tuned\nsysprop.sluice.tuned.background.jobs = lots\n");
+        refused(
+                bench(tunedBad, out, "--stacks", "tuned"),
+                "sysprop.sluice.tuned.background.jobs",
+                "'lots' is not a whole number");
+        Path misspelt = scenario("[stack tuned]\nprofile = rocksdb-tuned\nsysprop.sluice.tuned.backround.jobs = 4\n");
+        refused(bench(misspelt, out, "--stacks", "tuned"), "sluice.tuned.backround.jobs: no profile reads it");
+        assertThat(out).doesNotExist();
     }
 
     @Test

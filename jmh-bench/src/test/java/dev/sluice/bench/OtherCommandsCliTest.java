@@ -25,6 +25,7 @@ class OtherCommandsCliTest {
         refused(sluice("demo", "--dir", dir.toString(), "--megabytes", "0"), "--megabytes");
         refused(sluice("demo", "--dir", dir.toString(), "--value-bytes", "-1"), "--value-bytes");
         refused(sluice("demo", "--dir", dir.toString(), "--writers", "abc"), "--writers");
+        refused(sluice("demo", "--dir", dir.toString(), "--writers", "2147483647"), "--writers", "at most 1024");
         assertThat(kept).hasContent("previous store");
 
         Path file = Files.writeString(tmp.resolve("a-file"), "keep me");
@@ -62,6 +63,10 @@ class OtherCommandsCliTest {
                 tmp.resolve("slash.json"),
                 "{\"schemaVersion\":2,\"stacks\":[{\"name\":\"a/b\",\"windows\":[{}],\"phases\":[],\"metrics\":{}}]}");
         refused(sluice("charts", slash.toString(), "--out", out.toString()), "no usable name", "a/b");
+        Path noControls = Files.writeString(
+                tmp.resolve("no-controls.json"),
+                "{\"schemaVersion\":2,\"stacks\":[{\"name\":\"s\",\"windows\":[{}],\"phases\":[],\"metrics\":{}}]}");
+        refused(sluice("charts", noControls.toString(), "--out", out.toString()), "stack 's' has no 'controls'");
         try (java.util.stream.Stream<Path> written = Files.list(out)) {
             assertThat(written).as("nothing drawn for a refused file").isEmpty();
         }

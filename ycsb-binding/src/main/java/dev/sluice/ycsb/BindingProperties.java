@@ -3,10 +3,6 @@ package dev.sluice.ycsb;
 import dev.sluice.core.ConfigException;
 import dev.sluice.core.Sluice;
 import dev.sluice.core.SluiceConfig;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -236,11 +232,11 @@ public final class BindingProperties {
     }
 
     private static SluiceConfig.Builder baseFromFile(Path file, Path dir) {
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ConfigException(CONFIG + " = " + file + ": cannot read it: " + e.getMessage());
+        Properties p;
+        try { // the engine's reader: names a missing file, a file that is not UTF-8 and a key given twice
+            p = SluiceConfig.readPropertiesFile(file);
+        } catch (ConfigException e) {
+            throw new ConfigException(CONFIG + " = " + file + ": " + e.getMessage());
         }
         p.setProperty(SluiceConfig.DATA_DIR, dir.toString());
         if (!p.containsKey(SluiceConfig.PARTITIONS)) {

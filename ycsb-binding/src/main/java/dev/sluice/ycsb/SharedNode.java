@@ -86,6 +86,7 @@ final class SharedNode {
                 current.refs++;
                 return current;
             }
+            checkPartitionsOnDisk(config);
             SluiceNode node = Sluice.open(config);
             SharedNode shared;
             try {
@@ -198,10 +199,46 @@ final class SharedNode {
         }
     }
 
-    /** Writes or checks the metadata record; returns whether it existed. */
+    /**
+     * Before the open (which would create missing partitions): a store whose partition directories are not the
+     * configured ones was loaded with another layout. Opening it would create the new partitions, find no records
+     * in them and answer every read NOT_FOUND with exit 0 (a CLI probe, 2026-11-28: loaded with partitions t1,t2 and
+     * run with sluice.partitions=2, 200 of 200 reads missed and the store kept four partitions).
+     */
+    private static void checkPartitionsOnDisk(SluiceConfig config) {
+        java.nio.file.Path dir = config.dataDir().resolve("partitions");
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return;
+        }
+        java.util.Set<String> onDisk = new java.util.TreeSet<>();
+        try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(dir)) {
+            s.filter(java.nio.file.Files::isDirectory)
+                    .forEach(p -> onDisk.add(p.getFileName().toString()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + dir, e);
+        }
+        java.util.Set<String> wanted = new java.util.TreeSet<>(config.partitions());
+        if (!onDisk.isEmpty() && !onDisk.equals(wanted)) {
+            throw new StoreCorruptedException("the store at " + config.dataDir() + " has partitions " + onDisk
+                    + " but is opened with " + wanted + ": records would be looked up in partitions that do not hold"
+                    + " them. Use the sluice.partitions (or the partitions of sluice.config) of the load, or a fresh"
+                    + " sluice.dir.");
+        }
+    }
+
+    /**
+     * Writes or checks the metadata record; returns whether it existed. Every partition is asked: the record lives in
+     * the first partition of the load's list, which is not the first of a list given in another order.
+     */
     private boolean checkMetadata() {
         String expected = "format=" + META_FORMAT + "\npartitions=" + String.join(",", config.partitions()) + "\n";
-        byte[] stored = partitions[0].get(META_KEY);
+        byte[] stored = null;
+        for (Partition p : partitions) {
+            stored = p.get(META_KEY);
+            if (stored != null) {
+                break;
+            }
+        }
         if (stored == null) {
             partitions[0].put(META_KEY, expected.getBytes(StandardCharsets.UTF_8));
             return false;

@@ -262,6 +262,25 @@ public final class YcsbMain {
                 }
             }
         }
+        if (!load && "site.ycsb.workloads.CoreWorkload".equals(effective.getProperty(Client.WORKLOAD_PROPERTY))) {
+            // all zero: YCSB's chooser fails in every worker thread ("AssertionError: oops"), then "Operations 0", exit
+            // 0
+            double sum = 0;
+            for (Map.Entry<String, String> e : Map.of(
+                            "readproportion", "0.95", // CoreWorkload's defaults for keys not given
+                            "updateproportion", "0.05",
+                            "insertproportion", "0",
+                            "scanproportion", "0",
+                            "readmodifywriteproportion", "0")
+                    .entrySet()) {
+                sum += Double.parseDouble(
+                        effective.getProperty(e.getKey(), e.getValue()).trim());
+            }
+            if (sum <= 0) {
+                throw new UsageException("readproportion, updateproportion, insertproportion, scanproportion and"
+                        + " readmodifywriteproportion are all 0: a run would do no operation");
+            }
+        }
         String target = effective.getProperty(Client.TARGET_PROPERTY, "0").trim();
         boolean targeted;
         try {

@@ -125,7 +125,13 @@ class BindingPropertiesTest {
                 .hasMessageContaining("no.such.key");
         assertThatThrownBy(() -> config("sluice.config", "missing.properties"))
                 .hasMessageStartingWith("sluice.config = ")
-                .hasMessageContaining("cannot read");
+                .hasMessageContaining("does not exist");
+        Files.write(file, new byte[] {'p', 'r', 'o', 'f', 'i', 'l', 'e', '=', (byte) 0xE9, '\n'});
+        assertThatThrownBy(() -> config("sluice.config", "conf/sluice.properties"))
+                .hasMessageContaining("is not valid UTF-8");
+        Files.writeString(file, "profile = vlsm\nprofile = flex-tenant\n"); // Properties alone keeps the last
+        assertThatThrownBy(() -> config("sluice.config", "conf/sluice.properties"))
+                .hasMessageContaining("key profile is given twice");
     }
 
     @Test

@@ -202,9 +202,49 @@ class SluiceClientTest {
         wrong.setProperties(props("sluice.partitions", "3"));
         assertThatThrownBy(wrong::init)
                 .isInstanceOf(DBException.class)
-                .hasMessageContaining("partitions=p0,p1")
-                .hasMessageContaining("partitions=p0,p1,p2")
+                .hasMessageContaining("has partitions [p0, p1]")
+                .hasMessageContaining("opened with [p0, p1, p2]")
                 .hasMessageContaining("sluice.partitions");
+        assertThat(dir.resolve("partitions/p2"))
+                .as("refused before the open created it")
+                .doesNotExist();
+    }
+
+    /**
+     * A load with named partitions and a run with a partition count share no partition: until 2026-11-28 the run found
+     * no metadata record in its first partition, took the store for a new one, created two more partitions and answered
+     * every read NOT_FOUND (a CLI probe).
+     */
+    @Test
+    void aRunWithOtherPartitionNamesThanTheLoadIsRefused() throws Exception {
+        java.nio.file.Path named = dir.resolveSibling(dir.getFileName() + "-named.properties");
+        java.nio.file.Files.writeString(named, "partitions = t1,t2\n");
+        SluiceClient c = client("sluice.config", named.toString());
+        c.insert(TABLE, "user1", values("f", "v"));
+        close(c);
+        SluiceClient wrong = new SluiceClient();
+        wrong.setProperties(props("sluice.partitions", "2"));
+        assertThatThrownBy(wrong::init)
+                .isInstanceOf(DBException.class)
+                .hasMessageContaining("has partitions [t1, t2]")
+                .hasMessageContaining("opened with [p0, p1]");
+        assertThat(dir.resolve("partitions/p0")).doesNotExist();
+    }
+
+    /** The same partitions in another order would hash records to other partitions: refused by the metadata record. */
+    @Test
+    void theSamePartitionsInAnotherOrderAreRefused() throws Exception {
+        SluiceClient c = client("sluice.partitions", "2");
+        c.insert(TABLE, "user1", values("f", "v"));
+        close(c);
+        java.nio.file.Path swapped = dir.resolveSibling(dir.getFileName() + "-swapped.properties");
+        java.nio.file.Files.writeString(swapped, "partitions = p1,p0\n");
+        SluiceClient wrong = new SluiceClient();
+        wrong.setProperties(props("sluice.config", swapped.toString()));
+        assertThatThrownBy(wrong::init)
+                .isInstanceOf(DBException.class)
+                .hasMessageContaining("partitions=p0,p1")
+                .hasMessageContaining("partitions=p1,p0");
     }
 
     @Test

@@ -228,6 +228,9 @@ class YcsbMainTest {
         Result proportion = launch("run", "-P", "workloada", "-p", "readproportion=1.5");
         assertThat(proportion.exit()).as(proportion.err()).isEqualTo(2);
         assertThat(proportion.err()).contains("readproportion = 1.5 must be between 0 and 1");
+        Result none = launch("run", "-P", "workloada", "-p", "readproportion=0", "-p", "updateproportion=0");
+        assertThat(none.exit()).as(none.err()).isEqualTo(2);
+        assertThat(none.err()).contains("are all 0: a run would do no operation");
 
         // A bad Env value: refused before YCSB starts and before any store directory exists.
         Result badEnv = launch("load", "-P", "workloada", "-p", "sluice.env.device.iops=lots");

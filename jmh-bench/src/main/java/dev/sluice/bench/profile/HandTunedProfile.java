@@ -38,11 +38,45 @@ public final class HandTunedProfile implements Profile {
                 + SUBCOMPACTIONS_PROPERTY + " (default 1); defaults: ADOC's SILK-O setting (§6.1).";
     }
 
-    static long property(String key, long fallback, long min, long max) {
-        String v = System.getProperty(key);
-        if (v == null || v.isBlank()) {
-            return fallback;
+    /** Each property's allowed range, [min, max]: read by {@link #apply} and checked up front by {@link #check}. */
+    static final java.util.Map<String, long[]> RANGES = java.util.Map.of(
+            JOBS_PROPERTY, new long[] {1, 256},
+            BATCH_PROPERTY, new long[] {1L << 20, 64L << 30},
+            SUBCOMPACTIONS_PROPERTY, new long[] {1, 64});
+
+    /**
+     * Checks a {@code -Dsluice.tuned.*} or {@code -Dsluice.splsm.*} value the way {@link #apply} reads it, before a
+     * benchmark starts (until 2026-11-28 a bad value failed only in the stack's JVM, after output was written).
+     *
+     * @throws IllegalArgumentException naming the property, the value and what is allowed; for a name no profile
+     *     reads, listing the ones that exist
+     */
+    public static void check(String key, String value) {
+        long[] r = RANGES.get(key);
+        if (r == null) {
+            r = SpLsmVariantProfile.RANGES.get(key);
         }
+        if (r != null) {
+            parse(key, value, r[0], r[1]);
+            return;
+        }
+        if (key.equals(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY)) {
+            SpLsmVariantProfile.cpuPriority(value);
+            return;
+        }
+        java.util.TreeSet<String> known = new java.util.TreeSet<>(RANGES.keySet());
+        known.addAll(SpLsmVariantProfile.RANGES.keySet());
+        known.add(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY);
+        throw new IllegalArgumentException("-D" + key + ": no profile reads it (known: " + known + ")");
+    }
+
+    static long property(String key, long fallback) {
+        long[] r = RANGES.containsKey(key) ? RANGES.get(key) : SpLsmVariantProfile.RANGES.get(key);
+        String v = System.getProperty(key);
+        return v == null || v.isBlank() ? fallback : parse(key, v, r[0], r[1]);
+    }
+
+    private static long parse(String key, String v, long min, long max) {
         long r;
         try {
             r = Long.parseLong(v.trim().replace("_", ""));
@@ -58,8 +92,8 @@ public final class HandTunedProfile implements Profile {
     @Override
     public void apply(Options options, BlockBasedTableConfig tableConfig) {
         Profiles.get("rocksdb-default").apply(options, tableConfig);
-        options.setMaxBackgroundJobs((int) property(JOBS_PROPERTY, DEFAULT_JOBS, 1, 256))
-                .setWriteBufferSize(property(BATCH_PROPERTY, DEFAULT_BATCH_BYTES, 1L << 20, 64L << 30))
-                .setMaxSubcompactions((int) property(SUBCOMPACTIONS_PROPERTY, 1, 1, 64));
+        options.setMaxBackgroundJobs((int) property(JOBS_PROPERTY, DEFAULT_JOBS))
+                .setWriteBufferSize(property(BATCH_PROPERTY, DEFAULT_BATCH_BYTES))
+                .setMaxSubcompactions((int) property(SUBCOMPACTIONS_PROPERTY, 1));
     }
 }

@@ -37,6 +37,26 @@ public final class SpLsmVariantProfile implements Profile {
     public static final String SUBCOMPACTIONS_PROPERTY = "sluice.splsm.max.subcompactions";
     public static final String COMPACTION_CPU_PROPERTY = "sluice.splsm.compaction.cpu";
 
+    /** Each numeric property's allowed range, [min, max] (see {@link HandTunedProfile#check}). */
+    static final java.util.Map<String, long[]> RANGES = java.util.Map.of(
+            L0_TRIGGER_PROPERTY, new long[] {1, 64},
+            BASE_BYTES_PROPERTY, new long[] {1L << 20, 1L << 40},
+            MULTIPLIER_PROPERTY, new long[] {2, 100},
+            MAX_COMPACTION_BYTES_PROPERTY, new long[] {1L << 20, 1L << 40},
+            JOBS_PROPERTY, new long[] {2, 64},
+            SUBCOMPACTIONS_PROPERTY, new long[] {1, 64});
+
+    /** Whether {@code -Dsluice.splsm.compaction.cpu} asks for low priority (low | normal). */
+    static boolean cpuPriority(String value) {
+        return switch (value.trim()) {
+            case "normal" -> false;
+            case "low" -> true;
+            default ->
+                throw new IllegalArgumentException(
+                        "-D" + COMPACTION_CPU_PROPERTY + " = '" + value.trim() + "': expected low or normal");
+        };
+    }
+
     @Override
     public String name() {
         return NAME;
@@ -56,26 +76,18 @@ public final class SpLsmVariantProfile implements Profile {
     @Override
     public void apply(Options options, BlockBasedTableConfig tableConfig) {
         Profiles.get("cruise-sp-lsm").apply(options, tableConfig);
-        int trigger =
-                (int) HandTunedProfile.property(L0_TRIGGER_PROPERTY, options.level0FileNumCompactionTrigger(), 1, 64);
+        int trigger = (int) HandTunedProfile.property(L0_TRIGGER_PROPERTY, options.level0FileNumCompactionTrigger());
         options.setLevel0FileNumCompactionTrigger(trigger);
-        options.setMaxBytesForLevelBase(
-                HandTunedProfile.property(BASE_BYTES_PROPERTY, options.maxBytesForLevelBase(), 1L << 20, 1L << 40));
+        options.setMaxBytesForLevelBase(HandTunedProfile.property(BASE_BYTES_PROPERTY, options.maxBytesForLevelBase()));
         options.setMaxBytesForLevelMultiplier(
-                HandTunedProfile.property(MULTIPLIER_PROPERTY, (long) options.maxBytesForLevelMultiplier(), 2, 100));
-        options.setMaxCompactionBytes(HandTunedProfile.property(
-                MAX_COMPACTION_BYTES_PROPERTY, options.maxCompactionBytes(), 1L << 20, 1L << 40));
-        options.setMaxBackgroundJobs(
-                (int) HandTunedProfile.property(JOBS_PROPERTY, options.maxBackgroundJobs(), 2, 64));
+                HandTunedProfile.property(MULTIPLIER_PROPERTY, (long) options.maxBytesForLevelMultiplier()));
+        options.setMaxCompactionBytes(
+                HandTunedProfile.property(MAX_COMPACTION_BYTES_PROPERTY, options.maxCompactionBytes()));
+        options.setMaxBackgroundJobs((int) HandTunedProfile.property(JOBS_PROPERTY, options.maxBackgroundJobs()));
         options.setMaxSubcompactions(
-                (int) HandTunedProfile.property(SUBCOMPACTIONS_PROPERTY, options.maxSubcompactions(), 1, 64));
-        String cpu = System.getProperty(COMPACTION_CPU_PROPERTY, "normal").trim();
-        switch (cpu) {
-            case "normal" -> {}
-            case "low" -> Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
-            default ->
-                throw new IllegalArgumentException(
-                        "-D" + COMPACTION_CPU_PROPERTY + " = '" + cpu + "': expected low or normal");
+                (int) HandTunedProfile.property(SUBCOMPACTIONS_PROPERTY, options.maxSubcompactions()));
+        if (cpuPriority(System.getProperty(COMPACTION_CPU_PROPERTY, "normal"))) {
+            Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
         }
     }
 }

@@ -56,6 +56,7 @@ public final class ScenarioParser {
     private static final Pattern SECTION = Pattern.compile("\\[\\s*([a-z]+)(?:\\s+([A-Za-z0-9_.-]+))?\\s*]");
     private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_.-]+");
     private static final Pattern STACK_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,39}");
+    private static final Pattern SCENARIO_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(s|m|h)?");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmg])?b?", Pattern.CASE_INSENSITIVE);
     private static final List<String> STACK_PREFIXES = List.of("config.", "env.", "control.", "sysprop.");
@@ -340,7 +341,9 @@ public final class ScenarioParser {
      * recorded in the result.
      */
     public static Scenario parse(String text, String fileName, String source) {
-        return new ScenarioParser(fileName).doParse(text, source);
+        // a UTF-8 byte order mark (some Windows editors write one) is not part of the first key
+        String body = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return new ScenarioParser(fileName).doParse(body, source);
     }
 
     /** One {@code key = value} line. */
@@ -456,6 +459,14 @@ public final class ScenarioParser {
         List<Section> sections = split(text);
         Section top = sections.get(0);
         String name = top.str("name", stripExtension(Path.of(file).getFileName().toString()));
+        if (!SCENARIO_NAME.matcher(name).matches()) {
+            // it names files: results go to <out>/<name>.scenario and bench-out/<name>-<time>; "../x" wrote outside
+            // --out (a CLI probe, 2026-11-28)
+            throw top.error(
+                    top.has("name") ? "name" : null,
+                    "scenario name '" + name + "' must be letters, digits, '.', '_' and '-', not starting with '.' (it"
+                            + " names output files)");
+        }
         String description = top.str("description", "");
         long seed = top.get(SEED);
         Map<String, Entry> common = stackOptions(top);

@@ -53,6 +53,8 @@ public final class Scenarios {
                 String text = Files.readString(p, StandardCharsets.UTF_8);
                 return ScenarioParser.parse(
                         text, p.getFileName().toString(), p.toAbsolutePath().toString());
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new IllegalArgumentException("cannot read scenario file " + p + ": it is not UTF-8 text", e);
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read scenario file " + p + ": " + e.getMessage(), e);
             }

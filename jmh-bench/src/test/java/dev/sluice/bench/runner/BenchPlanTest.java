@@ -70,4 +70,36 @@ class BenchPlanTest {
             assertThatThrownBy(() -> BenchRun.heapBytes(bad)).as(bad).isInstanceOf(BenchInputException.class);
         }
     }
+
+    /** From a CLI probe (2026-11-28): each was accepted, or failed only after output had been written. */
+    @Test
+    void anEmptyOutARepeatedStackAndAScenarioNameThatIsAPathAreRefused() throws Exception {
+        assertThatThrownBy(() -> BenchRun.plan(request("smoke", Path.of(""), "1g", true)))
+                .isInstanceOf(BenchInputException.class)
+                .hasMessage("--out is empty: give a directory");
+        assertThatThrownBy(() -> BenchRun.plan(new BenchRun.Request(
+                        "quick",
+                        tmp.resolve("o"),
+                        null,
+                        java.util.List.of("rocksdb", "rocksdb"),
+                        null,
+                        false,
+                        false,
+                        "1g",
+                        true,
+                        true)))
+                .isInstanceOf(BenchInputException.class)
+                .hasMessageContaining("a stack is named twice");
+        Path escape = tmp.resolve("escape.scenario");
+        String smoke;
+        try (java.io.InputStream in = Scenarios.class.getResourceAsStream("/scenarios/smoke.scenario")) {
+            smoke = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        java.nio.file.Files.writeString(escape, smoke.replaceFirst("(?m)^name *=.*$", "name = ../../escape"));
+        assertThatThrownBy(() -> BenchRun.plan(request(escape.toString(), tmp.resolve("o2"), "1g", true)))
+                .hasMessageContaining("escape.scenario:")
+                .hasMessageContaining("scenario name '../../escape' must be letters, digits");
+        assertThat(tmp.resolve("o")).doesNotExist();
+        assertThat(tmp.resolve("o2")).doesNotExist();
+    }
 }
