@@ -74,10 +74,18 @@ final class NodeControl {
         return instance;
     }
 
-    private NodeControl(NodeSettings settings) {
+    /** Use {@link #get()}; visible for tests of a bad setting (it fails before starting anything). */
+    NodeControl(NodeSettings settings) {
         this.settings = settings;
         this.actuators = new CassandraActuators(tables::get, () -> Set.copyOf(tables.keySet()));
-        this.events = new ControlEventLog(settings.eventCapacity(), new SimpleMeterRegistry(), settings.eventsFile());
+        try {
+            this.events =
+                    new ControlEventLog(settings.eventCapacity(), new SimpleMeterRegistry(), settings.eventsFile());
+        } catch (java.io.UncheckedIOException e) {
+            // the engine's message names its own option (control.events.file); on a node the setting is this one
+            throw new ConfigException(NodeSettings.PREFIX + NodeSettings.EVENTS_FILE.name() + " = "
+                    + settings.eventsFile() + ": cannot open it for appending (" + e.getCause() + ")");
+        }
         List<ControlLoop> loops = new ArrayList<>();
         for (String name : settings.controls()) {
             ControlLoopProvider p = settings.providers().get(name);
@@ -305,6 +313,10 @@ final class NodeControl {
 
         @Override
         public long[] tableGauges(String keyspace, String table) {
+            if (org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null) {
+                // getIfExists fails with a bare NullPointerException on an unknown keyspace
+                throw new IllegalArgumentException("no keyspace " + keyspace);
+            }
             ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(keyspace, table);
             if (cfs == null) {
                 throw new IllegalArgumentException("no table " + keyspace + "." + table);

@@ -64,4 +64,17 @@ class NodeSettingsTest {
         assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", "admission,admission"))))
                 .hasMessageContaining("names 'admission' twice");
     }
+
+    /**
+     * An events file that cannot be opened: the message names the node's property, not the engine's option it is
+     * passed to (control.events.file), and is a ConfigException, which validateOptions turns into a refusal naming it
+     * (a probe of the plugin, 2026-11-28: Cassandra showed "validateOptions() threw an error: UncheckedIOException").
+     */
+    @Test
+    void anEventsFileThatCannotBeOpenedIsNamedByItsNodeProperty() {
+        NodeSettings s = NodeSettings.from(props(Map.of("sluice.events.file", "/proc/no-such-dir/events.jsonl")));
+        assertThatThrownBy(() -> new NodeControl(s))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("sluice.events.file = /proc/no-such-dir/events.jsonl: cannot open it");
+    }
 }
