@@ -23,7 +23,9 @@ import java.util.Map;
  *   <li><b>Warm-up.</b> The gate is open; the controller measures the mean in-scope throughput for {@code warmup.seconds}
  *       ("the initial value of t_k can be set to the average throughput practically measured in the initial phase
  *       without an admission"), then sets {@code t_0} to it. {@code initial.rate > 0} skips the measurement. If the
- *       watermark reaches {@code watermark.high} during warm-up, warm-up ends at once.
+ *       watermark reaches {@code watermark.high} during warm-up, warm-up ends at once. The measurement starts with
+ *       the first request in scope: an idle partition stays in warm-up, its gate open (since 2026-11-28; before, an
+ *       idle start gave {@code t_0 = min.rate}).
  *   <li><b>Feedback</b> (y_k &lt; y_h): once per control period ({@code period.seconds}), {@code e_k = y_k − target};
  *       {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k − e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code
  *       watermark.source} ({@link WatermarkSource}: the memtable fill level, or memtables + L0 for the SP-LSM profile)
@@ -467,7 +469,15 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.t0 = s.initialRate();
                 reason = "t_0 = initial.rate";
             } else {
-                st.warmupOps += inScope(ls.opsDelta());
+                long ops = inScope(ls.opsDelta());
+                if (ops == 0 && st.warmupOps == 0 && y < s.highWatermark()) {
+                    // No load yet: an idle stretch measures nothing, and counting it started an idle partition at
+                    // min.rate (100/s), which a first burst then met (a probe of the Cassandra plugin, 2026-11-28:
+                    // tables created on an idle node capped the node's CQL requests at 100/s each). The warm-up
+                    // starts with the first request in scope.
+                    return null;
+                }
+                st.warmupOps += ops;
                 st.warmupNanos += ls.intervalNanos();
                 boolean done = st.warmupNanos >= s.warmupNanos() || y >= s.highWatermark();
                 if (!done) {

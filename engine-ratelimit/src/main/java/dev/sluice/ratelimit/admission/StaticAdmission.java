@@ -52,9 +52,13 @@ public final class StaticAdmission implements ControlLoop {
                 reason = "fixed rate from options";
             } else {
                 long[] m = measured.computeIfAbsent(ls.partition(), k -> new long[2]);
-                m[0] += scope == AdmissionScope.ALL
+                long ops = scope == AdmissionScope.ALL
                         ? ls.opsDelta().total()
                         : ls.opsDelta().writes();
+                if (ops == 0 && m[0] == 0) {
+                    continue; // no load yet: the measurement starts with the first request (as AdaptiveAdmission's)
+                }
+                m[0] += ops;
                 m[1] += ls.intervalNanos();
                 if (m[1] < warmupNanos) {
                     continue;

@@ -1047,6 +1047,33 @@ class AdaptiveAdmissionTest {
                 .hasMessageContaining("'l0'");
     }
 
+    /**
+     * An idle partition (no request yet) is not measured: counting idle seconds set t_0 = min.rate, and on a Cassandra
+     * node tables created idle capped every CQL request at 100/s each (a probe of the plugin, 2026-11-28). The warm-up
+     * starts with the first request; both controllers.
+     */
+    @Test
+    void idleSecondsBeforeTheFirstRequestAreNotPartOfTheWarmUp() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        for (int i = 0; i < 30; i++) {
+            assertThat(c.decide(tick(0.0, 0, 0, 5), now))
+                    .as("idle second %d", i)
+                    .isEmpty();
+        }
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.WARMUP);
+        for (int i = 0; i < 4; i++) {
+            assertThat(c.decide(tick(0.1, 2500, 2500, 5), now)).isEmpty();
+        }
+        assertThat(rateOf(c.decide(tick(0.1, 2500, 2500, 5), now))).isCloseTo(5_000, within(0.01)); // not 100
+        StaticAdmission sa = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
+        for (int i = 0; i < 10; i++) {
+            assertThat(sa.decide(tick(0.0, 0, 0, 5), now)).isEmpty();
+        }
+        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
+        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
+        assertThat(rateOf(sa.decide(tick(0.3, 1000, 1000, 5), now))).isCloseTo(2_000, within(0.01));
+    }
+
     @Test
     void staticAdmissionFixesTheWarmUpMeanOnce() {
         StaticAdmission c = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
