@@ -192,16 +192,24 @@ class SluiceClientTest {
         }
     }
 
-    @Test
-    void changingThePartitionCountIsRefused() throws DBException {
-        SluiceClient c = client("sluice.partitions", "2");
+    /** Inserts one record with these properties and closes the client: the store a load leaves. */
+    private void loadOne(String... kv) throws DBException {
+        SluiceClient c = client(kv);
         c.insert(TABLE, "user1", values("f", "v"));
         close(c);
+    }
 
+    /** What init of a client with these properties throws (a DBException). */
+    private org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> initRefused(String... kv) {
         SluiceClient wrong = new SluiceClient();
-        wrong.setProperties(props("sluice.partitions", "3"));
-        assertThatThrownBy(wrong::init)
-                .isInstanceOf(DBException.class)
+        wrong.setProperties(props(kv));
+        return assertThatThrownBy(wrong::init).isInstanceOf(DBException.class);
+    }
+
+    @Test
+    void changingThePartitionCountIsRefused() throws DBException {
+        loadOne("sluice.partitions", "2");
+        initRefused("sluice.partitions", "3")
                 .hasMessageContaining("has partitions [p0, p1]")
                 .hasMessageContaining("opened with [p0, p1, p2]")
                 .hasMessageContaining("sluice.partitions");
@@ -219,13 +227,8 @@ class SluiceClientTest {
     void aRunWithOtherPartitionNamesThanTheLoadIsRefused() throws Exception {
         java.nio.file.Path named = dir.resolveSibling(dir.getFileName() + "-named.properties");
         java.nio.file.Files.writeString(named, "partitions = t1,t2\n");
-        SluiceClient c = client("sluice.config", named.toString());
-        c.insert(TABLE, "user1", values("f", "v"));
-        close(c);
-        SluiceClient wrong = new SluiceClient();
-        wrong.setProperties(props("sluice.partitions", "2"));
-        assertThatThrownBy(wrong::init)
-                .isInstanceOf(DBException.class)
+        loadOne("sluice.config", named.toString());
+        initRefused("sluice.partitions", "2")
                 .hasMessageContaining("has partitions [t1, t2]")
                 .hasMessageContaining("opened with [p0, p1]");
         assertThat(dir.resolve("partitions/p0")).doesNotExist();
@@ -234,15 +237,10 @@ class SluiceClientTest {
     /** The same partitions in another order would hash records to other partitions: refused by the metadata record. */
     @Test
     void theSamePartitionsInAnotherOrderAreRefused() throws Exception {
-        SluiceClient c = client("sluice.partitions", "2");
-        c.insert(TABLE, "user1", values("f", "v"));
-        close(c);
+        loadOne("sluice.partitions", "2");
         java.nio.file.Path swapped = dir.resolveSibling(dir.getFileName() + "-swapped.properties");
         java.nio.file.Files.writeString(swapped, "partitions = p1,p0\n");
-        SluiceClient wrong = new SluiceClient();
-        wrong.setProperties(props("sluice.config", swapped.toString()));
-        assertThatThrownBy(wrong::init)
-                .isInstanceOf(DBException.class)
+        initRefused("sluice.config", swapped.toString())
                 .hasMessageContaining("partitions=p0,p1")
                 .hasMessageContaining("partitions=p1,p0");
     }
