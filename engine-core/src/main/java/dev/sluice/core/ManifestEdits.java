@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The SST files a RocksDB MANIFEST records as deleted: a committed compaction (or a trivial move) lists its inputs
+ * The SST files a RocksDB MANIFEST records as deleted: a committed compaction lists its inputs
  * there. Read so that the open-time check can tell a compaction's obsolete input — which a {@code kill -9} leaves on disk
  * when it lands after the compaction's edit reached the MANIFEST and before RocksDB unlinked the inputs — from a file
  * whose committed edit the MANIFEST lost (see {@link StoreCheck}'s orphan rule). A file the MANIFEST added and then
@@ -19,8 +19,9 @@ import java.util.stream.Stream;
  * the WAL's record format ({@link WalCheck#forEachRecord}); each logical record is one VersionEdit, a sequence of
  * varint32 tags, each followed by its fields. A record is used only when every one of its tags decodes (an unknown tag
  * without the "safe to ignore" bit, or a field running past the record, drops the whole record: a deletion read from a
- * misparsed record could mark lost data as obsolete). Every {@code MANIFEST-*} file in the directory is read: the
- * current one, and an older one an open cut short by a crash may have left.
+ * misparsed record could mark lost data as obsolete). The MANIFESTs up to the one {@code CURRENT} names are read in order
+ * (an older one an open cut short by a crash may have left, then the current one); a number added again after its
+ * deletion (a trivial move deletes and adds one file in one edit) is not deleted.
  */
 final class ManifestEdits {
     private ManifestEdits() {}
@@ -51,26 +52,70 @@ final class ManifestEdits {
             OLD_WAL_ADDITION = SAFE_IGNORE_MASK + 4,
             OLD_WAL_DELETION = SAFE_IGNORE_MASK + 5;
 
-    /** File numbers recorded as deleted by a fully decoded VersionEdit of any MANIFEST in {@code dir}. */
+    /** One VersionEdit's file changes. */
+    record Edit(Set<Long> deleted, Set<Long> added) {}
+
+    /**
+     * File numbers the MANIFESTs of {@code dir} leave deleted: their edits (fully decoded ones only) applied in order,
+     * MANIFEST by MANIFEST up to the one {@code CURRENT} names, a deletion undone by a later (or the same) edit that adds
+     * the number again — a trivial move or a level refit deletes and adds one file in one edit, and a new MANIFEST
+     * starts with the live files. A MANIFEST numbered above CURRENT's was never committed and is not read.
+     */
     static Set<Long> deletedFiles(Path dir) throws IOException {
-        Set<Long> deleted = new HashSet<>();
+        long current = currentManifest(dir);
+        java.util.TreeMap<Long, Path> manifests = new java.util.TreeMap<>();
         try (Stream<Path> s = Files.list(dir)) {
-            for (Path m : (Iterable<Path>) s.filter(
-                    p -> p.getFileName().toString().startsWith("MANIFEST-") && Files.isRegularFile(p))::iterator) {
-                WalCheck.forEachRecord(m, edit -> {
-                    Set<Long> d = decodeDeletions(edit);
-                    if (d != null) {
-                        deleted.addAll(d);
-                    }
-                });
-            }
+            s.filter(p -> Files.isRegularFile(p)).forEach(p -> {
+                long n = manifestNumber(p.getFileName().toString());
+                if (n >= 0 && n <= current) {
+                    manifests.put(n, p);
+                }
+            });
+        }
+        Set<Long> deleted = new HashSet<>();
+        for (Path m : manifests.values()) {
+            WalCheck.forEachRecord(m, bytes -> {
+                Edit e = decode(bytes);
+                if (e != null) {
+                    deleted.addAll(e.deleted());
+                    deleted.removeAll(e.added());
+                }
+            });
         }
         return deleted;
     }
 
-    /** The deleted file numbers of one VersionEdit, or null when any part of it does not decode. */
+    /** The number of the MANIFEST {@code CURRENT} names; -1 (read none) when it cannot be told. */
+    private static long currentManifest(Path dir) throws IOException {
+        Path current = dir.resolve("CURRENT");
+        if (!Files.isRegularFile(current)) {
+            return -1;
+        }
+        return manifestNumber(Files.readString(current, java.nio.charset.StandardCharsets.ISO_8859_1)
+                .strip());
+    }
+
+    private static long manifestNumber(String name) {
+        if (!name.startsWith("MANIFEST-")) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(name.substring("MANIFEST-".length()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** The deleted file numbers of one VersionEdit (before the same edit's additions are applied), or null. */
     static Set<Long> decodeDeletions(byte[] edit) {
+        Edit e = decode(edit);
+        return e == null ? null : e.deleted();
+    }
+
+    /** One VersionEdit's deleted and added file numbers, or null when any part of it does not decode. */
+    static Edit decode(byte[] edit) {
         Set<Long> out = new HashSet<>();
+        Set<Long> added = new HashSet<>();
         int[] pos = {0};
         try {
             while (pos[0] < edit.length) {
@@ -92,7 +137,7 @@ final class ManifestEdits {
                     }
                     case NEW_FILE, NEW_FILE2, NEW_FILE3 -> {
                         varint(edit, pos); // level
-                        varint(edit, pos); // number
+                        added.add(varint(edit, pos)); // number
                         if (tag == NEW_FILE3) {
                             varint(edit, pos); // path id
                         }
@@ -106,7 +151,7 @@ final class ManifestEdits {
                     }
                     case NEW_FILE4 -> {
                         varint(edit, pos); // level
-                        varint(edit, pos); // number
+                        added.add(varint(edit, pos)); // number
                         varint(edit, pos); // size
                         slice(edit, pos); // smallest
                         slice(edit, pos); // largest
@@ -127,7 +172,7 @@ final class ManifestEdits {
                     }
                 }
             }
-            return pos[0] == edit.length ? out : null;
+            return pos[0] == edit.length ? new Edit(out, added) : null;
         } catch (IndexOutOfBoundsException e) {
             return null;
         }

@@ -790,7 +790,8 @@ final class RocksPartition implements Partition {
                     && e.getStatus().getCode() == org.rocksdb.Status.Code.ShutdownInProgress) {
                 // the node closed while the flush waited (it cancels background work first): like any other call
                 // racing a close, not a fault of the partition (which fail() would mark suspect)
-                throw new IllegalStateException("partition '" + name + "' is closed (it closed while this flush ran)");
+                throw new IllegalStateException(
+                        "partition '" + name + "' is closed (it closed while this flush ran)", e);
             }
             throw fail("flush", e);
         } finally {

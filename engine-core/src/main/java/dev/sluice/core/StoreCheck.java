@@ -109,11 +109,27 @@ final class StoreCheck {
     static void checkExisting(String name, Path dir, Profile profile) throws IOException {
         checkWritable(name, dir);
         Path lock = dir.resolve("LOCK");
-        if (Files.exists(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                && !Files.isRegularFile(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            throw new SluiceException("partition '" + name + "' at " + dir + ": its LOCK is not a regular file (RocksDB"
-                    + " locks the partition through it); move it away, RocksDB creates it again. Sluice opened"
-                    + " nothing");
+        if (Files.exists(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.isRegularFile(lock)) { // a symbolic link to a regular file is one
+                throw new SluiceException("partition '" + name + "' at " + dir + ": its LOCK is not a regular file"
+                        + " (RocksDB locks the partition through it); move it away, RocksDB creates it again. Sluice"
+                        + " opened nothing");
+            }
+            if (!Files.isWritable(lock)) { // RocksDB opens it for writing
+                throw new SluiceException("partition '" + name + "' at " + dir + ": its LOCK is not writable by this"
+                        + " process (owner or permissions); Sluice opened nothing");
+            }
+        }
+        List<String> misplaced = new ArrayList<>();
+        for (String n : list(dir)) {
+            if (n.endsWith(".log") && !Files.isRegularFile(dir.resolve(n))) {
+                misplaced.add(n);
+            }
+        }
+        if (!misplaced.isEmpty()) { // not damage: restoring a backup would be the wrong advice
+            throw new SluiceException("partition '" + name + "' at " + dir + ": " + misplaced + " named like a"
+                    + " write-ahead log but not a regular file (a directory, a FIFO, a broken link); move it away."
+                    + " Sluice opened nothing");
         }
         Optional<String> holder = lockHolder(lock);
         if (holder.isPresent()) {
@@ -137,6 +153,10 @@ final class StoreCheck {
      * exist yet, its nearest existing ancestor must be writable.
      */
     static void checkWritable(String name, Path dir) {
+        if (Files.isSymbolicLink(dir) && !Files.exists(dir)) {
+            throw new SluiceException("partition '" + name + "' at " + dir + " is a symbolic link to nothing ("
+                    + readLink(dir) + "); Sluice opened nothing");
+        }
         Path d = dir;
         while (d != null && !Files.exists(d)) {
             d = d.getParent();
@@ -615,6 +635,14 @@ final class StoreCheck {
             } finally {
                 HELD.remove(file);
             }
+        }
+    }
+
+    private static String readLink(Path link) {
+        try {
+            return String.valueOf(Files.readSymbolicLink(link));
+        } catch (IOException | UnsupportedOperationException e) {
+            return "unreadable";
         }
     }
 

@@ -93,6 +93,7 @@ final class WalCheck {
     static List<String> check(Path dir) throws IOException {
         List<String> problems = new ArrayList<>();
         Scan stop = null; // the earlier WAL whose bad spot recovery stops at, while later WALs do not continue it
+        long after = -1; // the sequence number after the previous WAL's last intact batch: a floor for this one's
         try (Stream<Path> s = Files.list(dir)) {
             for (Path wal : (Iterable<Path>)
                     s.filter(p -> p.getFileName().toString().endsWith(".log")).sorted(BY_NUMBER)::iterator) {
@@ -101,7 +102,10 @@ final class WalCheck {
                     problems.add(wal.getFileName() + " is not a regular file (a WAL must be one)");
                     continue;
                 }
-                Scan scan = scan(wal);
+                Scan scan = scan(wal, after);
+                if (scan.nextSequence() >= 0) {
+                    after = scan.nextSequence();
+                }
                 if (stop != null && scan.firstSequence() >= 0) {
                     if (stop.nextSequence() >= 0 && scan.firstSequence() == stop.nextSequence()) {
                         stop = null; // continues the sequence: RocksDB replays it
@@ -137,7 +141,7 @@ final class WalCheck {
 
     /** A description of damage in one WAL file, if any (see the class comment for what counts as damage). */
     static Optional<String> checkFile(Path wal) throws IOException {
-        return scan(wal).problem();
+        return scan(wal, -1).problem();
     }
 
     /**
@@ -175,7 +179,11 @@ final class WalCheck {
         return new long[] {b.getLong(0), Integer.toUnsignedLong(b.getInt(8))};
     }
 
-    private static Scan scan(Path wal) throws IOException {
+    /**
+     * @param floor a sequence number this WAL's batches are at or above (the previous WAL's next one), or -1: bounds
+     *     the search for intact batches after damage when no intact batch came before it in this file
+     */
+    private static Scan scan(Path wal, long floor) throws IOException {
         long nextSequence = -1;
         long firstSequence = -1;
         long firstSync = -1;
@@ -211,7 +219,7 @@ final class WalCheck {
                         }
                         logical.reset();
                         inFragmented = false;
-                        int at = resync(block, pos + HEADER, n, nextSequence);
+                        int at = resync(block, pos + HEADER, n, nextSequence >= 0 ? nextSequence : floor);
                         if (at < 0) {
                             break;
                         }
@@ -245,8 +253,11 @@ final class WalCheck {
                         }
                         logical.reset();
                         inFragmented = false;
-                        // RocksDB's reader drops the rest of the block here; find what it drops (see resync)
-                        int at = resync(block, pos + 1, n, nextSequence);
+                        // RocksDB's reader drops the rest of the block here; find what it drops (see resync). Not
+                        // for a record cut by the end of the file (a crash's torn tail): all that follows is its own
+                        // payload, whose user bytes could hold a WAL record of another store (review, 2026-11-28)
+                        boolean cutByTheEnd = n < BLOCK && pos + header + len > n;
+                        int at = cutByTheEnd ? -1 : resync(block, pos + 1, n, nextSequence >= 0 ? nextSequence : floor);
                         if (at < 0) {
                             break;
                         }
@@ -476,7 +487,8 @@ final class WalCheck {
 
     /**
      * The offset in {@code block[from, n)} of the next intact record that starts a batch (a FULL or FIRST fragment whose
-     * checksum holds and whose WriteBatch sequence number is not below {@code nextSequence}, when that is known), or -1.
+     * checksum holds and whose WriteBatch sequence number is at or just above {@code nextSequence}), or -1; -1 at once
+     * when {@code nextSequence} is unknown.
      *
      * <p>Why: after a bad record (or zeros at a record header) RocksDB's reader drops the rest of the block, since the
      * damaged length cannot be trusted. Until 2026-11-28 this check did the same, so records after the damage in the
@@ -488,6 +500,11 @@ final class WalCheck {
      * record; either would refuse an open that could have gone ahead, never accept one that should not.
      */
     private static int resync(byte[] block, int from, int n, long nextSequence) {
+        if (nextSequence < 0) {
+            // no intact batch before the damage, in this WAL or the one before it: nothing bounds a false match (a
+            // value holding another store's log bytes), so the rest of the block is left unseen, as RocksDB leaves it
+            return -1;
+        }
         for (int q = Math.max(from, 0); q + HEADER <= n; q++) {
             int type = block[q + 6] & 0xFF;
             if (type != 1 && type != 2 && type != 5 && type != 6) {
@@ -498,13 +515,11 @@ final class WalCheck {
             if (len < 12 || q + header + len > n) {
                 continue;
             }
-            if (nextSequence >= 0) {
-                long seq = java.nio.ByteBuffer.wrap(block, q + header, 8)
-                        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                        .getLong();
-                if (seq < nextSequence || seq - nextSequence > Integer.MAX_VALUE) {
-                    continue;
-                }
+            long seq = java.nio.ByteBuffer.wrap(block, q + header, 8)
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .getLong();
+            if (seq < nextSequence || seq - nextSequence > Integer.MAX_VALUE) {
+                continue;
             }
             if (crcOk(block, q, header, len)) {
                 return q;

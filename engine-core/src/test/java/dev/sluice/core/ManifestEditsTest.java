@@ -81,4 +81,28 @@ class ManifestEditsTest {
         slice(o, new byte[] {6, 127, 6, 1}); // bytes that would read as deletions if not skipped
         assertThat(ManifestEdits.decodeDeletions(o.toByteArray())).containsExactlyInAnyOrder(127L, 1_000_000L);
     }
+
+    /**
+     * A trivial move deletes and adds the same file in one edit: the file stays live (a review, 2026-11-28: counting
+     * it as deleted would let an orphan holding the only copy of data pass as an obsolete input).
+     */
+    @Test
+    void aFileDeletedAndAddedInOneEditIsNotDeleted() {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        varint(o, 6); // kDeletedFile level 0 #42
+        varint(o, 0);
+        varint(o, 42);
+        varint(o, 103); // kNewFile4 level 1 #42
+        varint(o, 1);
+        varint(o, 42);
+        varint(o, 1000);
+        slice(o, "a\u0001\u0000\u0000\u0000\u0000\u0000\u0000\u0000".getBytes());
+        slice(o, "b\u0001\u0000\u0000\u0000\u0000\u0000\u0000\u0000".getBytes());
+        varint(o, 1);
+        varint(o, 2);
+        varint(o, 1); // kTerminate
+        ManifestEdits.Edit e = ManifestEdits.decode(o.toByteArray());
+        assertThat(e.deleted()).containsExactly(42L);
+        assertThat(e.added()).containsExactly(42L); // deletedFiles applies the additions after the deletions
+    }
 }

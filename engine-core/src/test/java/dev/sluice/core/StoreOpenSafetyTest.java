@@ -542,6 +542,19 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /** A partition directory that is a dangling symbolic link is refused before any partition is opened. */
+    @Test
+    void aPartitionThatIsADanglingSymbolicLinkIsRefusedBeforeTheFirstIsOpened() throws IOException {
+        twoPartitionStore();
+        // a new partition c (a listed partition that went missing is refused by the partition list first)
+        Files.createSymbolicLink(dir.resolve("partitions/c"), dir.resolveSibling("no-such-volume"));
+        Map<String, String> before = hashes(dir.resolve("partitions/a"));
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b", "c")))
+                .hasMessageContaining("partition 'c'")
+                .hasMessageContaining("symbolic link to nothing");
+        assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+    }
+
     @Test
     void aSecondPartitionLockedByAnotherNodeInThisJvmLeavesTheFirstUntouched() throws IOException {
         twoPartitionStore();
@@ -781,7 +794,6 @@ class StoreOpenSafetyTest {
         }
     }
 
-    /** Writes 4 KiB of zeros at {@code pageOffset} (a page a power cut lost). */
     /** XORs the byte at {@code offset} of {@code f} with {@code mask} (damage that is not a power cut's zeros). */
     static void flipBits(Path f, long offset, int mask) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
@@ -792,6 +804,7 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /** Writes 4 KiB of zeros at {@code pageOffset} (a page a power cut lost). */
     static void zeroPage(Path f, long pageOffset) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
             raf.seek(pageOffset);

@@ -355,14 +355,12 @@ final class Commands {
         }
         boolean authed = false;
         String name = null;
+        byte[][] authArgs = null;
+        // every option is checked before AUTH runs, so a refused HELLO leaves the session as it was (as in Redis)
         for (; i < a.length; i++) {
             String opt = word(a[i]);
             if (opt.equals("AUTH") && i + 2 < a.length) {
-                Reply r = auth(c, new byte[][] {a[0], a[i + 1], a[i + 2]}).join();
-                if (r instanceof Reply.Error) {
-                    return done(r);
-                }
-                authed = true;
+                authArgs = new byte[][] {a[0], a[i + 1], a[i + 2]};
                 i += 2;
             } else if (opt.equals("SETNAME") && i + 1 < a.length) {
                 name = new String(a[++i], StandardCharsets.UTF_8);
@@ -373,6 +371,13 @@ final class Commands {
             } else {
                 return done(Reply.error("ERR Syntax error in HELLO option '" + printable(opt) + "'"));
             }
+        }
+        if (authArgs != null) {
+            Reply r = auth(c, authArgs).join();
+            if (r instanceof Reply.Error) {
+                return done(r);
+            }
+            authed = true;
         }
         if (config.authRequired() && s.tenant == null && !authed) {
             return done(Reply.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the"

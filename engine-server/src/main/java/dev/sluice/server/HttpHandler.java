@@ -59,7 +59,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     req,
                     HttpResponseStatus.BAD_REQUEST,
                     "text/plain; charset=utf-8",
-                    bytes("bad request: " + req.decoderResult().cause().getMessage() + "\n"),
+                    bytes("bad request: "
+                            + shortText(String.valueOf(req.decoderResult().cause())) + "\n"),
                     true);
             return;
         }
@@ -80,7 +81,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                     req,
                     HttpResponseStatus.BAD_REQUEST,
                     "text/plain; charset=utf-8",
-                    bytes("bad request: the path " + req.uri() + " is not a valid URI (" + e.getMessage() + ")\n"),
+                    bytes("bad request: the path " + shortText(req.uri()) + " is not a valid URI ("
+                            + shortText(String.valueOf(e.getMessage())) + ")\n"),
                     false);
             return;
         }
@@ -140,6 +142,11 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             return "text/javascript; charset=utf-8";
         }
         return "text/css; charset=utf-8";
+    }
+
+    /** At most 200 characters of text from the request, for an error body. */
+    private static String shortText(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "...";
     }
 
     private static byte[] bytes(String s) {

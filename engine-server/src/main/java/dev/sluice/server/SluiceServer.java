@@ -218,7 +218,9 @@ public final class SluiceServer implements AutoCloseable {
      */
     private static void checkPorts(ServerConfig config) {
         int resp = config.get(ServerConfig.PORT), http = config.get(ServerConfig.HTTP_PORT);
-        if (resp != 0 && resp == http) {
+        if (resp != 0
+                && resp == http
+                && sameOrWildcard(config.get(ServerConfig.HOST), config.get(ServerConfig.HTTP_HOST))) {
             // each port alone is free, but the second bind would fail after the store was opened
             throw new dev.sluice.core.ConfigException(
                     "server.port and server.http.port are both " + resp + ": the RESP and HTTP ports must differ");
@@ -228,6 +230,16 @@ public final class SluiceServer implements AutoCloseable {
                 config.get(ServerConfig.HTTP_HOST),
                 config.get(ServerConfig.HTTP_PORT),
                 "server.http.host/server.http.port");
+    }
+
+    /** Whether two listen addresses overlap: the same address, or either one all of this machine's (0.0.0.0, ::). */
+    private static boolean sameOrWildcard(String a, String b) {
+        try {
+            java.net.InetAddress x = java.net.InetAddress.getByName(a), y = java.net.InetAddress.getByName(b);
+            return x.equals(y) || x.isAnyLocalAddress() || y.isAnyLocalAddress();
+        } catch (java.net.UnknownHostException e) {
+            return a.equals(b); // checkPort names the host that does not resolve
+        }
     }
 
     private static void checkPort(String host, int port, String keys) {

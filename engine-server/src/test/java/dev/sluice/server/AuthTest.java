@@ -57,6 +57,18 @@ class AuthTest {
         assertThat(server.node().partition("alpha").get("k".getBytes(UTF_8))).isNull();
     }
 
+    /** A HELLO refused for a bad option does not authenticate on the way (AUTH ran first until 2026-11-28). */
+    @Test
+    void aRefusedHelloLeavesTheSessionUnauthenticated() {
+        try (Jedis j = TestServers.jedis(server)) {
+            assertThatThrownBy(() -> j.sendCommand(
+                            () -> "HELLO".getBytes(UTF_8), "2", "AUTH", "alice", "s3cret-a", "SETNAME", "bad name"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageContaining("Client names cannot contain spaces");
+            assertThatThrownBy(() -> j.get("k")).hasMessage("NOAUTH Authentication required.");
+        }
+    }
+
     @Test
     void wrongSecretOrUnknownTenantIsRefused() {
         try (Jedis j = TestServers.jedis(server)) {

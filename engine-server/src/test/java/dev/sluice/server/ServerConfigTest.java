@@ -104,6 +104,22 @@ class ServerConfigTest {
         Files.writeString(same, "data.dir = d3\nserver.port = 16399\nserver.http.port = 16399\n");
         assertThat(runCli("--config", same.toString())).startsWith("2:").contains("must differ");
         assertThat(dir.resolve("d3")).doesNotExist();
+        // the same port on two different addresses is not a conflict (only the same address or a wildcard is)
+        int free;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            free = probe.getLocalPort();
+        }
+        ServerConfig twoHosts = TestServers.config(
+                dir,
+                "server.host",
+                "127.0.0.2",
+                "server.port",
+                Integer.toString(free),
+                "server.http.port",
+                Integer.toString(free));
+        try (SluiceServer s2 = SluiceServer.start(twoHosts)) {
+            assertThat(s2.httpPort()).isEqualTo(free);
+        }
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Path cfg = dir.resolve("taken.properties");
             Files.writeString(cfg, "data.dir = d2\nserver.http.port = 0\nserver.port = " + taken.getLocalPort() + "\n");

@@ -67,6 +67,7 @@ public final class HandTunedProfile implements Profile {
         java.util.TreeSet<String> known = new java.util.TreeSet<>(RANGES.keySet());
         known.addAll(SpLsmVariantProfile.RANGES.keySet());
         known.add(SpLsmVariantProfile.COMPACTION_CPU_PROPERTY);
+        known.add(AutoTunedRateLimiterProfile.RATE_PROPERTY);
         throw new IllegalArgumentException("-D" + key + ": no profile reads it (known: " + known + ")");
     }
 
