@@ -555,6 +555,23 @@ class StoreOpenSafetyTest {
         assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
     }
 
+    /** A *.log that is not a regular file is named, and a FIFO is never opened (reading it would block the open). */
+    @Test
+    void aWalNameThatIsNotARegularFileIsRefusedNamingIt() throws Exception {
+        twoPartitionStore();
+        Path b = dir.resolve("partitions/b");
+        Files.createDirectory(b.resolve("000990.log"));
+        Process mk = new ProcessBuilder("mkfifo", b.resolve("000991.log").toString()).start();
+        assertThat(mk.waitFor()).isZero();
+        Map<String, String> before = hashes(dir.resolve("partitions/a"));
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                .isInstanceOf(SluiceException.class)
+                .isNotInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("partition 'b'")
+                .hasMessageContaining("[000990.log, 000991.log] named like a write-ahead log but not a regular file");
+        assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+    }
+
     @Test
     void aSecondPartitionLockedByAnotherNodeInThisJvmLeavesTheFirstUntouched() throws IOException {
         twoPartitionStore();
