@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.Reader;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import site.ycsb.Client;
+import site.ycsb.Workload;
+import site.ycsb.WorkloadException;
+import site.ycsb.measurements.Measurements;
 
 /**
  * {@code sluice ycsb load|run -P <workload> [-P <file> ...] [-p key=value ...] [-threads N] [-target R] [-s] [-l label]}
@@ -103,6 +107,7 @@ public final class YcsbMain {
         try {
             launch = parse(args, cwd);
             config = BindingProperties.toValidatedConfig(launch.effective(), cwd);
+            checkWorkload(launch.effective());
         } catch (RuntimeException e) {
             err.println("sluice ycsb: " + e.getMessage() + " (run `sluice ycsb help` for usage)");
             return 2;
@@ -299,6 +304,42 @@ public final class YcsbMain {
             intended = "intended".equals(interval) || "both".equals(interval);
         }
         return new Launch(load, List.copyOf(out), effective, intended);
+    }
+
+    /**
+     * Initialises the workload the way YCSB's {@code Client} will (its measurements first, then {@code
+     * Workload.init}), so that what YCSB itself refuses — an unknown {@code requestdistribution}, {@code
+     * measurementtype} or {@code measurement.interval}, a workload class that does not load — fails here with exit 2,
+     * before the store is opened. YCSB's {@code Client} prints a stack trace for these and exits 0. The measurements
+     * object YCSB keeps as a singleton is created here from the same properties YCSB's {@code Client} sees.
+     */
+    static void checkWorkload(Properties props) {
+        try {
+            new Measurements(props); // throws on an unknown measurementtype or measurement.interval
+        } catch (RuntimeException e) {
+            throw new UsageException("YCSB refuses the workload's properties: " + e.getMessage());
+        }
+        Measurements.setProperties(props); // CoreWorkload takes YCSB's measurements singleton when constructed
+        String name = props.getProperty(Client.WORKLOAD_PROPERTY, "").trim();
+        Workload workload;
+        try {
+            workload = (Workload) Class.forName(name, true, YcsbMain.class.getClassLoader())
+                    .getDeclaredConstructor()
+                    .newInstance();
+        } catch (InvocationTargetException e) {
+            throw new UsageException(
+                    Client.WORKLOAD_PROPERTY + " = '" + name + "' cannot be constructed: " + e.getCause());
+        } catch (ReflectiveOperationException | ClassCastException | LinkageError e) {
+            throw new UsageException(Client.WORKLOAD_PROPERTY + " = '" + name
+                    + "' is not a YCSB workload class that can be loaded: " + e);
+        }
+        try {
+            workload.init(props);
+            workload.cleanup();
+        } catch (WorkloadException | RuntimeException e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage();
+            throw new UsageException("YCSB refuses the workload's properties: " + why);
+        }
     }
 
     /** A path to an existing file, or one of the shipped workloads extracted to a temporary file. */

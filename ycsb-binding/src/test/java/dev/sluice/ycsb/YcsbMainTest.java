@@ -144,6 +144,28 @@ class YcsbMainTest {
     }
 
     @Test
+    void whatYcsbItselfRefusesExitsTwoBeforeTheStoreOpens() {
+        // YCSB's Client prints a stack trace for each of these and exits 0
+        refused(
+                "YCSB refuses the workload's properties: Unknown request distribution \"bogus\"",
+                "run",
+                "-P",
+                "workloada",
+                "-p",
+                "requestdistribution=bogus");
+        refused("unknown measurementtype=bogus", "load", "-P", "workloada", "-p", "measurementtype=bogus");
+        refused("unknown measurement.interval=later", "run", "-P", "workloada", "-p", "measurement.interval=later");
+        refused(
+                "workload = 'java.lang.String' is not a YCSB workload class",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "workload=java.lang.String");
+        refused("workload = 'no.such.Workload'", "load", "-P", "workloada", "-p", "workload=no.such.Workload");
+    }
+
+    @Test
     void goodInputOpensTheStoreAndHandsOverToYcsb() {
         InProcess r = runLauncher("load", "-P", "workloada", "-p", "sluice.env=default", "-p", "recordcount=10");
         assertThat(r.exit()).as(r.err()).isZero();
