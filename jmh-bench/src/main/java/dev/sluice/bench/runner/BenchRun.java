@@ -382,7 +382,22 @@ public final class BenchRun {
         if (bytes < MIN_HEAP_BYTES) {
             throw new BenchInputException("--heap '" + heap + "': " + expected);
         }
+        long physical = physicalMemoryBytes();
+        if (physical > 0 && bytes > physical) {
+            // the stack's JVM would refuse it ("Invalid maximum heap size") only after the run has started
+            throw new BenchInputException("--heap '" + heap + "': more than this machine's memory (" + (physical >> 20)
+                    + " MiB); each stack's JVM also needs room for RocksDB's native memory");
+        }
         return bytes;
+    }
+
+    /** The machine's physical memory in bytes, or 0 when the JVM does not report it. */
+    private static long physicalMemoryBytes() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize();
+        }
+        return 0;
     }
 
     /**

@@ -281,6 +281,10 @@ public final class ScenarioParser {
     private static long parseSize(String v) {
         Matcher m = SIZE.matcher(v.replace("_", ""));
         if (!m.matches()) {
+            if (v.strip().startsWith("-")
+                    && SIZE.matcher(v.strip().substring(1).replace("_", "")).matches()) {
+                throw new IllegalArgumentException("is negative");
+            }
             throw new IllegalArgumentException("is not a whole number (optionally with k, m or g)");
         }
         long n;

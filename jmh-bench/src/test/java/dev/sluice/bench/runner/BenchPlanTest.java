@@ -64,11 +64,16 @@ class BenchPlanTest {
         assertThat(BenchRun.heapBytes("1g")).isEqualTo(1L << 30);
         assertThat(BenchRun.heapBytes("512M")).isEqualTo(512L << 20);
         assertThat(BenchRun.heapBytes("16m")).isEqualTo(16L << 20);
-        assertThat(BenchRun.heapBytes("2T")).isEqualTo(2L << 40);
+        assertThat(BenchRun.heapBytes("16384K")).isEqualTo(16L << 20);
         assertThat(BenchRun.heapBytes("33554432")).isEqualTo(32L << 20);
         for (String bad : new String[] {"bogus", "", "1.5g", "-1g", "1gb", "15m", "0", "99999999999999t"}) {
             assertThatThrownBy(() -> BenchRun.heapBytes(bad)).as(bad).isInstanceOf(BenchInputException.class);
         }
+        // parsed, but more than any machine this runs on has: refused before a stack's JVM starts (it failed there)
+        assertThatThrownBy(() -> BenchRun.heapBytes("99999t"))
+                .isInstanceOf(BenchInputException.class)
+                .hasMessageContaining("--heap '99999t': more than this machine's memory (");
+        assertThatThrownBy(() -> BenchRun.heapBytes("2T")).hasMessageContaining("more than this machine's memory");
     }
 
     /** From a CLI probe (2026-11-28): each was accepted, or failed only after output had been written. */

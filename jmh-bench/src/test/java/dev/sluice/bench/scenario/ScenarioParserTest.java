@@ -249,6 +249,9 @@ class ScenarioParserTest {
         assertThatThrownBy(() -> parse(zero))
                 .hasMessageStartingWith("t.scenario:" + lineIn(zero, "max.inflight") + ": max.inflight: [phase main]")
                 .hasMessageContaining("max.inflight = '0' is out of range (allowed: 1 to 100000000 requests)");
+        String negative = openPhaseWith("dispatch = async", "max.inflight = -5");
+        assertThatThrownBy(() -> parse(negative))
+                .hasMessageContaining("max.inflight = '-5' is negative (allowed: 1 to 100000000 requests)");
     }
 
     private static int dist() {
