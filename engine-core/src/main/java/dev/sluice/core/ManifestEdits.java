@@ -52,8 +52,13 @@ final class ManifestEdits {
             OLD_WAL_ADDITION = SAFE_IGNORE_MASK + 4,
             OLD_WAL_DELETION = SAFE_IGNORE_MASK + 5;
 
-    /** One VersionEdit's file changes. */
-    record Edit(Set<Long> deleted, Set<Long> added) {}
+    /**
+     * One VersionEdit's file changes, and its WAL number: {@code logNumber} is the {@code kLogNumber} field (WALs
+     * numbered below it hold nothing the column family has not flushed), -1 when absent; {@code columnFamily} the
+     * {@code kColumnFamily} the edit applies to (0, the default one, when absent); {@code columnFamilyChange} whether it
+     * adds or drops a column family.
+     */
+    record Edit(Set<Long> deleted, Set<Long> added, long logNumber, long columnFamily, boolean columnFamilyChange) {}
 
     /**
      * File numbers the MANIFESTs of {@code dir} leave deleted: their edits (fully decoded ones only) applied in order,
@@ -62,6 +67,46 @@ final class ManifestEdits {
      * starts with the live files. A MANIFEST numbered above CURRENT's was never committed and is not read.
      */
     static Set<Long> deletedFiles(Path dir) throws IOException {
+        Set<Long> deleted = new HashSet<>();
+        for (Path m : manifests(dir).values()) {
+            WalCheck.forEachRecord(m, bytes -> {
+                Edit e = decode(bytes);
+                if (e != null) {
+                    deleted.addAll(e.deleted());
+                    deleted.removeAll(e.added());
+                }
+            });
+        }
+        return deleted;
+    }
+
+    /**
+     * The lowest WAL number RocksDB replays at open, as the MANIFESTs up to {@code CURRENT}'s record it: the default
+     * column family's latest {@code kLogNumber}. RocksDB 9.10 ({@code DBImpl::RecoverLogFiles}, non-2PC) skips every
+     * WAL numbered below the smallest log number of the live column families and deletes it after the open; such a WAL
+     * is one whose memtable was flushed before a crash cut the flush short of unlinking it. Returns 0 (every WAL counts)
+     * when no edit gives a number, and also when a record does not decode or names a column family other than the
+     * default one (Sluice never creates one): then the number is not known for sure, and checking one WAL too many is
+     * the safe mistake.
+     */
+    static long liveWalFloor(Path dir) throws IOException {
+        long[] floor = {0};
+        boolean[] unsure = {false};
+        for (Path m : manifests(dir).values()) {
+            WalCheck.forEachRecord(m, bytes -> {
+                Edit e = decode(bytes);
+                if (e == null || e.columnFamily() != 0 || e.columnFamilyChange()) {
+                    unsure[0] = true;
+                } else if (e.logNumber() >= 0) {
+                    floor[0] = e.logNumber(); // edits are applied in order: the latest one holds
+                }
+            });
+        }
+        return unsure[0] ? 0 : floor[0];
+    }
+
+    /** The MANIFESTs of {@code dir} numbered up to the one {@code CURRENT} names, in order. */
+    private static java.util.TreeMap<Long, Path> manifests(Path dir) throws IOException {
         long current = currentManifest(dir);
         java.util.TreeMap<Long, Path> manifests = new java.util.TreeMap<>();
         try (Stream<Path> s = Files.list(dir)) {
@@ -72,17 +117,7 @@ final class ManifestEdits {
                 }
             });
         }
-        Set<Long> deleted = new HashSet<>();
-        for (Path m : manifests.values()) {
-            WalCheck.forEachRecord(m, bytes -> {
-                Edit e = decode(bytes);
-                if (e != null) {
-                    deleted.addAll(e.deleted());
-                    deleted.removeAll(e.added());
-                }
-            });
-        }
-        return deleted;
+        return manifests;
     }
 
     /** The number of the MANIFEST {@code CURRENT} names; -1 (read none) when it cannot be told. */
@@ -116,17 +151,24 @@ final class ManifestEdits {
     static Edit decode(byte[] edit) {
         Set<Long> out = new HashSet<>();
         Set<Long> added = new HashSet<>();
+        long logNumber = -1;
+        long columnFamily = 0;
+        boolean columnFamilyChange = false;
         int[] pos = {0};
         try {
             while (pos[0] < edit.length) {
                 long tag = varint(edit, pos);
                 switch ((int) tag) {
-                    case LOG_NUMBER, NEXT_FILE, LAST_SEQUENCE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
-                    case COLUMN_FAMILY, MAX_COLUMN_FAMILY, IN_ATOMIC_GROUP -> varint(edit, pos);
-                    case COMPARATOR, COLUMN_FAMILY_ADD -> slice(edit, pos);
-                    case COLUMN_FAMILY_DROP -> {
-                        // no fields
+                    case LOG_NUMBER -> logNumber = varint(edit, pos);
+                    case NEXT_FILE, LAST_SEQUENCE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
+                    case COLUMN_FAMILY -> columnFamily = varint(edit, pos);
+                    case MAX_COLUMN_FAMILY, IN_ATOMIC_GROUP -> varint(edit, pos);
+                    case COMPARATOR -> slice(edit, pos);
+                    case COLUMN_FAMILY_ADD -> {
+                        slice(edit, pos); // name
+                        columnFamilyChange = true;
                     }
+                    case COLUMN_FAMILY_DROP -> columnFamilyChange = true; // no fields
                     case COMPACT_CURSOR -> {
                         varint(edit, pos); // level
                         slice(edit, pos); // internal key
@@ -172,7 +214,7 @@ final class ManifestEdits {
                     }
                 }
             }
-            return pos[0] == edit.length ? new Edit(out, added) : null;
+            return pos[0] == edit.length ? new Edit(out, added, logNumber, columnFamily, columnFamilyChange) : null;
         } catch (IndexOutOfBoundsException e) {
             return null;
         }

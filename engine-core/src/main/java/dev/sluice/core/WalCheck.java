@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a partition's write-ahead logs before RocksDB opens them, and tells damage from a power cut's lost unsynced
- * tail.
+ * tail. Only the WALs RocksDB replays are checked: one numbered below the MANIFEST's log number ({@link
+ * ManifestEdits#liveWalFloor}) was flushed, and a crash cut the flush short of unlinking it; RocksDB skips and deletes it.
  *
  * <p><b>Why.</b> On RocksDB 9.10 a checksum failure in the middle of a WAL either makes {@code DB::Open} spin forever
  * (facebook/rocksdb#13333) or, with point-in-time recovery, opens the DB having silently dropped every record from the
@@ -68,15 +69,18 @@ final class WalCheck {
      * WALs in the order RocksDB wrote them: by file number ({@code %06llu.log}: {@code 1000000.log} comes after {@code
      * 999999.log}, which a sort by name gets wrong), names that are not numbers last.
      */
-    static final java.util.Comparator<Path> BY_NUMBER = java.util.Comparator.comparingLong((Path p) -> {
-                String n = p.getFileName().toString();
-                try {
-                    return Long.parseLong(n.substring(0, n.length() - ".log".length()));
-                } catch (NumberFormatException e) {
-                    return Long.MAX_VALUE;
-                }
-            })
+    static final java.util.Comparator<Path> BY_NUMBER = java.util.Comparator.comparingLong(WalCheck::walNumber)
             .thenComparing(p -> p.getFileName().toString());
+
+    /** A WAL's file number ({@code 000012.log} is 12); {@code Long.MAX_VALUE} for a name that is not a number. */
+    static long walNumber(Path wal) {
+        String n = wal.getFileName().toString();
+        try {
+            return Long.parseLong(n.substring(0, n.length() - ".log".length()));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            return Long.MAX_VALUE;
+        }
+    }
 
     /**
      * Problems found in the WAL files of {@code dir} (empty when every WAL is sound up to a possibly torn tail).
@@ -94,11 +98,20 @@ final class WalCheck {
         List<String> problems = new ArrayList<>();
         Scan stop = null; // the earlier WAL whose bad spot recovery stops at, while later WALs do not continue it
         long after = -1; // the sequence number after the previous WAL's last intact batch: a floor for this one's
+        long live = ManifestEdits.liveWalFloor(dir);
         try (Stream<Path> s = Files.list(dir)) {
             for (Path wal : (Iterable<Path>)
                     s.filter(p -> p.getFileName().toString().endsWith(".log") && Files.isRegularFile(p))
                             .sorted(BY_NUMBER)::iterator) {
                 // (a *.log that is not a regular file is refused by StoreCheck before this runs; a FIFO would block)
+                if (walNumber(wal) < live) {
+                    // flushed before a crash cut the flush short of unlinking it: RocksDB skips it and deletes it
+                    log.info(
+                            "{}: older than the MANIFEST's log number {}, not replayed by RocksDB; not checked",
+                            wal.getFileName(),
+                            live);
+                    continue;
+                }
                 Scan scan = scan(wal, after);
                 if (scan.nextSequence() >= 0) {
                     after = scan.nextSequence();
@@ -167,13 +180,77 @@ final class WalCheck {
             long firstSync,
             long records) {}
 
-    /** A batch's sequence number and count (WriteBatch header: 8 + 4 bytes, little endian); null when too short. */
-    private static long[] batchHeader(byte[] batch) {
-        if (batch.length < 12) {
-            return null;
+    /**
+     * One logical record (a WriteBatch) read fragment by fragment in constant memory: its first 12 bytes (the
+     * WriteBatch header: 8-byte sequence number and 4-byte count, little endian) and whether {@link #SYNC_MARK} occurs
+     * in it, found across fragment boundaries by keeping the last {@code SYNC_MARK.length - 1} bytes. Until 2026-11-28
+     * the check held each whole record on the heap (twice, as it copied it once more): a store holding an acknowledged
+     * batch of a few hundred MB could not be reopened in the heap that wrote it, and one over 2 GiB in no heap at all
+     * (OutOfMemoryError at every open; found by a lifecycle probe).
+     */
+    static final class LogicalRecord {
+        private final byte[] head = new byte[12];
+        private int headLength;
+        private final byte[] tail = new byte[SYNC_MARK.length - 1];
+        private int tailLength;
+        private boolean sync;
+
+        void reset() {
+            headLength = 0;
+            tailLength = 0;
+            sync = false;
         }
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(batch).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        return new long[] {b.getLong(0), Integer.toUnsignedLong(b.getInt(8))};
+
+        void write(byte[] b, int off, int len) {
+            int h = Math.min(len, head.length - headLength);
+            System.arraycopy(b, off, head, headLength, h);
+            headLength += h;
+            if (!sync) {
+                sync = containsMark(b, off, len);
+            }
+            // keep the last bytes seen, for a mark split between this fragment and the next
+            int keep = Math.min(tail.length, tailLength + len);
+            byte[] joined = new byte[keep];
+            int fromNew = Math.min(len, keep);
+            int fromOld = keep - fromNew;
+            System.arraycopy(tail, tailLength - fromOld, joined, 0, fromOld);
+            System.arraycopy(b, off + len - fromNew, joined, fromOld, fromNew);
+            System.arraycopy(joined, 0, tail, 0, keep);
+            tailLength = keep;
+        }
+
+        /** Whether the mark ends inside {@code b[off, off + len)}, starting there or in the kept bytes before it. */
+        private boolean containsMark(byte[] b, int off, int len) {
+            int m = SYNC_MARK.length;
+            // the mark starts at index i of the virtual sequence tail[0, tailLength) + b[off, off + len)
+            for (int i = 0; i + m <= tailLength + len; i++) {
+                int j = 0;
+                while (j < m && at(b, off, i + j) == SYNC_MARK[j]) {
+                    j++;
+                }
+                if (j == m) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private byte at(byte[] b, int off, int i) {
+            return i < tailLength ? tail[i] : b[off + i - tailLength];
+        }
+
+        boolean sawSyncMark() {
+            return sync;
+        }
+
+        /** The batch's sequence number and count; null when the record is shorter than a WriteBatch header. */
+        long[] batchHeader() {
+            if (headLength < 12) {
+                return null;
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(head).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            return new long[] {b.getLong(0), Integer.toUnsignedLong(b.getInt(8))};
+        }
     }
 
     /**
@@ -192,7 +269,7 @@ final class WalCheck {
         long firstValidAfter = -1;
         long syncAfter = -1;
         long recordsAfter = 0;
-        ByteArrayOutputStream logical = new ByteArrayOutputStream();
+        LogicalRecord logical = new LogicalRecord();
         long logicalStart = -1;
         boolean inFragmented = false;
         byte[] block = new byte[BLOCK];
@@ -279,9 +356,8 @@ final class WalCheck {
                         inFragmented = false;
                     }
                     if (complete) {
-                        byte[] batch = logical.toByteArray();
-                        boolean sync = contains(batch, SYNC_MARK);
-                        long[] h = batchHeader(batch);
+                        boolean sync = logical.sawSyncMark();
+                        long[] h = logical.batchHeader();
                         records++;
                         if (firstSync < 0 && sync) {
                             firstSync = logicalStart;
@@ -370,8 +446,21 @@ final class WalCheck {
      * order; bad records and fragments whose start is missing are skipped.
      */
     static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink) throws IOException {
+        forEachRecord(wal, sink, () -> {});
+    }
+
+    /** The largest logical record {@link #forEachRecord} hands over whole; a larger one is skipped. */
+    static final int MAX_RECORD_BYTES = 256 << 20;
+
+    /**
+     * As {@link #forEachRecord(Path, java.util.function.Consumer)}, but a record larger than {@link #MAX_RECORD_BYTES}
+     * is not assembled on the heap: {@code tooLarge} runs instead, once per such record.
+     */
+    static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink, Runnable tooLarge)
+            throws IOException {
         ByteArrayOutputStream logical = new ByteArrayOutputStream();
         boolean inFragmented = false;
+        boolean skipping = false; // inside a fragmented record already over the limit
         byte[] block = new byte[BLOCK];
         try (InputStream in = Files.newInputStream(wal)) {
             int n;
@@ -384,21 +473,35 @@ final class WalCheck {
                     if (type == 0 || pos + header + len > n || !crcOk(block, pos, header, len)) {
                         logical.reset();
                         inFragmented = false;
+                        skipping = false;
                         break;
                     }
                     int base = type >= 5 && type <= 8 ? type - 4 : type;
                     if (base == 1) {
                         sink.accept(java.util.Arrays.copyOfRange(block, pos + header, pos + header + len));
                         inFragmented = false;
+                        skipping = false;
                     } else if (base == 2) {
                         logical.reset();
                         logical.write(block, pos + header, len);
                         inFragmented = true;
+                        skipping = false;
                     } else if ((base == 3 || base == 4) && inFragmented) {
-                        logical.write(block, pos + header, len);
+                        if (!skipping && logical.size() > MAX_RECORD_BYTES - len) {
+                            logical.reset();
+                            logical = new ByteArrayOutputStream(); // let the large buffer go
+                            skipping = true;
+                            tooLarge.run();
+                        }
+                        if (!skipping) {
+                            logical.write(block, pos + header, len);
+                        }
                         if (base == 4) {
-                            sink.accept(logical.toByteArray());
+                            if (!skipping) {
+                                sink.accept(logical.toByteArray());
+                            }
                             inFragmented = false;
+                            skipping = false;
                         }
                     }
                     pos += header + len;
@@ -532,19 +635,6 @@ final class WalCheck {
             if (isZero(block, p, Math.min(to, p + PAGE))) {
                 return true;
             }
-        }
-        return false;
-    }
-
-    private static boolean contains(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
         }
         return false;
     }

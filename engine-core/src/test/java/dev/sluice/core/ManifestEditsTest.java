@@ -105,4 +105,27 @@ class ManifestEditsTest {
         assertThat(e.deleted()).containsExactly(42L);
         assertThat(e.added()).containsExactly(42L); // deletedFiles applies the additions after the deletions
     }
+
+    @Test
+    void anEditCarriesItsLogNumberAndColumnFamily() {
+        ManifestEdits.Edit e = ManifestEdits.decode(compactionEdit().toByteArray());
+        assertThat(e.logNumber()).isEqualTo(12);
+        assertThat(e.columnFamily()).as("absent: the default column family").isZero();
+        assertThat(e.columnFamilyChange()).isFalse();
+        ByteArrayOutputStream other = new ByteArrayOutputStream();
+        varint(other, 200); // kColumnFamily 3
+        varint(other, 3);
+        varint(other, 2); // kLogNumber
+        varint(other, 40);
+        assertThat(ManifestEdits.decode(other.toByteArray()).columnFamily()).isEqualTo(3);
+        ByteArrayOutputStream add = new ByteArrayOutputStream();
+        varint(add, 201); // kColumnFamilyAdd "cf1"
+        slice(add, "cf1".getBytes());
+        varint(add, 200);
+        varint(add, 1);
+        assertThat(ManifestEdits.decode(add.toByteArray()).columnFamilyChange()).isTrue();
+        assertThat(ManifestEdits.decode(new byte[0]).logNumber())
+                .as("no kLogNumber")
+                .isEqualTo(-1);
+    }
 }

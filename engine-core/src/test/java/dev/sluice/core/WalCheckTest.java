@@ -163,4 +163,37 @@ class WalCheckTest {
         Files.write(wal, b);
         assertThat(WalCheck.checkFile(wal)).isEmpty();
     }
+
+    /** The SYNC mark and the batch header are found wherever fragment boundaries cut them. */
+    @Test
+    void aLogicalRecordFindsTheMarkAndHeaderAcrossEverySplit() {
+        byte[] batch = new byte[64];
+        java.nio.ByteBuffer.wrap(batch)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(0, 777)
+                .putInt(8, 3);
+        System.arraycopy(WalCheck.SYNC_MARK, 0, batch, 40, WalCheck.SYNC_MARK.length);
+        WalCheck.LogicalRecord r = new WalCheck.LogicalRecord();
+        for (int a = 0; a <= batch.length; a++) {
+            for (int b = a; b <= batch.length; b += 3) {
+                r.reset();
+                r.write(batch, 0, a);
+                r.write(batch, a, b - a);
+                r.write(batch, b, batch.length - b);
+                assertThat(r.sawSyncMark()).as("split at %d and %d", a, b).isTrue();
+                assertThat(r.batchHeader()).as("split at %d and %d", a, b).containsExactly(777L, 3L);
+            }
+        }
+        byte[] almost = batch.clone();
+        almost[40 + WalCheck.SYNC_MARK.length - 1] ^= 1; // the mark's last byte differs
+        for (int a = 0; a <= almost.length; a++) {
+            r.reset();
+            r.write(almost, 0, a);
+            r.write(almost, a, almost.length - a);
+            assertThat(r.sawSyncMark()).as("split at %d", a).isFalse();
+        }
+        r.reset();
+        r.write(batch, 0, 11);
+        assertThat(r.batchHeader()).as("shorter than a header").isNull();
+    }
 }

@@ -84,4 +84,38 @@ class WalLastBlockDamageTest {
             }
         }
     }
+
+    /**
+     * A WAL whose memtable was flushed is skipped by RocksDB at open (numbered below the MANIFEST's log number; a crash
+     * between the flush's MANIFEST edit and the WAL's unlinking leaves it). Damage in it cannot lose anything, and
+     * until 2026-11-28 WalCheck read it anyway and refused the store for good. The same damaged file still live is
+     * refused (the test above).
+     */
+    @Test
+    void damageInAWalRocksDbNoLongerReplaysDoesNotRefuseTheStore() throws IOException {
+        Path store = tmp.resolve("flushed");
+        Path savedWal;
+        byte[] walBytes;
+        try (SluiceNode node = Sluice.open(cfg(store))) {
+            for (int i = 0; i < 200; i++) {
+                node.defaultPartition().put(key(i), ("value-" + i).getBytes(StandardCharsets.UTF_8), WriteMode.SYNC);
+            }
+            savedWal = wal(store);
+            walBytes = Files.readAllBytes(savedWal);
+            node.defaultPartition().flush(); // the WAL's writes now live in an SST; RocksDB unlinks the WAL
+        }
+        assertThat(savedWal).as("unlinked after the flush").doesNotExist();
+        Files.write(savedWal, walBytes); // what a crash before the unlink leaves
+        assertThat(ManifestEdits.liveWalFloor(savedWal.getParent()))
+                .as("the MANIFEST's log number is above the flushed WAL's")
+                .isGreaterThan(WalCheck.walNumber(savedWal));
+        flipBits(savedWal, 2000, 0x01);
+        try (SluiceNode node = Sluice.open(cfg(store))) {
+            for (int i = 0; i < 200; i++) {
+                assertThat(node.defaultPartition().get(key(i)))
+                        .as("key%d", i)
+                        .isEqualTo(("value-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
 }
