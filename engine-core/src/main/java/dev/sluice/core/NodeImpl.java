@@ -546,6 +546,20 @@ final class NodeImpl implements SluiceNode {
      * CleanClose}'s record.
      */
     static void writeAtomically(Path dir, String name, byte[] content) throws IOException {
+        // FileChannel is interruptible: a thread closing the node with its interrupt flag set (common in shutdown
+        // paths) got ClosedByInterruptException, and the clean-close record was silently not written (lifecycle probe,
+        // 2026-11-28). The flag is cleared for these few small writes and restored after.
+        boolean interrupted = Thread.interrupted();
+        try {
+            writeAtomicallyUninterrupted(dir, name, content);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void writeAtomicallyUninterrupted(Path dir, String name, byte[] content) throws IOException {
         Path tmp = dir.resolve(name + ".tmp");
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
                 tmp,

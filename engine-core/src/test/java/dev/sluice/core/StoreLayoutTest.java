@@ -84,6 +84,29 @@ class StoreLayoutTest {
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
+    /**
+     * A thread closing the node with its interrupt flag set still writes the clean-close record (lifecycle probe,
+     * 2026-11-28: FileChannel's ClosedByInterruptException left it unwritten, with only a warning) and keeps its flag.
+     */
+    @Test
+    void anInterruptedCloseStillRecordsTheCleanClose() throws IOException {
+        SluiceNode n = Sluice.open(cfg(dir));
+        n.defaultPartition().put("k".getBytes(), "v".getBytes(), WriteMode.SYNC);
+        Thread.currentThread().interrupt();
+        try {
+            n.close();
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("the flag is kept")
+                    .isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(dir.resolve("partitions/default").resolve(CleanClose.FILE)).isRegularFile();
+        try (SluiceNode again = Sluice.open(cfg(dir))) {
+            assertThat(again.defaultPartition().get("k".getBytes())).isEqualTo("v".getBytes());
+        }
+    }
+
     @Test
     void openingAnOpenStoreTwiceSaysItIsAlreadyOpen() {
         try (SluiceNode n = Sluice.open(cfg(dir))) {
