@@ -295,6 +295,9 @@ final class RocksPartition implements Partition {
         try {
             quota.acquire(kind, units);
         } catch (QuotaExceededException e) {
+            if (closed || closing) {
+                throw closedWhileWaiting(e);
+            }
             rejected.increment();
             rejectedCounter.increment();
             throw e;
@@ -320,6 +323,9 @@ final class RocksPartition implements Partition {
         try {
             gate.acquire(kind, bytes, operations);
         } catch (OverloadedException | QuotaExceededException e) {
+            if (closed || closing) {
+                throw closedWhileWaiting(e);
+            }
             rejected.increment();
             rejectedCounter.increment();
             throw e;
@@ -337,9 +343,15 @@ final class RocksPartition implements Partition {
                 .thenCompose(q -> gate.acquireAsync(kind, bytes, operations))
                 .whenComplete((ok, err) -> {
                     if (err != null) {
+                        Throwable cause = unwrap(err);
+                        if ((closed || closing)
+                                && (cause instanceof OverloadedException || cause instanceof QuotaExceededException)) {
+                            result.completeExceptionally(closedWhileWaiting(cause));
+                            return;
+                        }
                         rejected.increment();
                         rejectedCounter.increment();
-                        result.completeExceptionally(unwrap(err));
+                        result.completeExceptionally(cause);
                         return;
                     }
                     try {
@@ -350,6 +362,16 @@ final class RocksPartition implements Partition {
                     }
                 });
         return result;
+    }
+
+    /**
+     * What a request waiting for admission or its quota fails with when the partition closes meanwhile: the gate and the
+     * quota fail their waiters at close ("admission gate closed"), and that is the node's "closed", not the "back off
+     * and retry" OverloadedException means (lifecycle probe, 2026-11-28); not counted as a rejection.
+     */
+    private IllegalStateException closedWhileWaiting(Throwable cause) {
+        return new IllegalStateException(
+                "partition '" + name + "' is closed (it closed while this request waited for admission)", cause);
     }
 
     /**

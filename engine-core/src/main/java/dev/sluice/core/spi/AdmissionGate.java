@@ -58,7 +58,11 @@ public interface AdmissionGate extends AutoCloseable {
     /** Requests refused since the gate was created. */
     long rejected();
 
-    /** Fails every waiting request with OverloadedException("closed") and refuses new ones. */
+    /**
+     * Fails every waiting request with OverloadedException("closed") and refuses new ones. Core closes a partition's
+     * gate after marking the partition closed, and reports those waiters to its callers as IllegalStateException ("is
+     * closed"), as every other request on a closed partition.
+     */
     @Override
     void close();
 
