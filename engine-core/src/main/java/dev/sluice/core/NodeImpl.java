@@ -208,9 +208,11 @@ final class NodeImpl implements SluiceNode {
             }
         });
         Profiles.get(config.profile());
+        Map<String, String> gates = new java.util.HashMap<>(); // partition -> the controller that installed its gate
+        Map<String, String> caches = new java.util.HashMap<>();
         for (ControlLoopProvider p : resolveControls(config)) {
             try {
-                p.create(new ValidationContext(mergedOptions(p, config), config));
+                p.create(new ValidationContext(mergedOptions(p, config), config, p.name(), gates, caches));
             } catch (IllegalArgumentException e) {
                 throw new ConfigException("control." + p.name() + ": " + e.getMessage());
             }
@@ -766,7 +768,27 @@ final class NodeImpl implements SluiceNode {
     }
 
     /** A context for {@link #validate}: the loop is created to check its options, then dropped; hooks do nothing. */
-    private record ValidationContext(Map<String, String> options, SluiceConfig config) implements ControlContext {
+    private record ValidationContext(
+            Map<String, String> options,
+            SluiceConfig config,
+            String controller,
+            Map<String, String> gates,
+            Map<String, String> caches)
+            implements ControlContext {
+        /**
+         * A partition has one admission gate and one read cache: two controllers that each install one (e.g. {@code
+         * admission} and {@code static-admission}) are refused here, before anything is created. Until 2026-11-28 they
+         * passed validation and the open failed with an IllegalStateException after creating the store (probe).
+         */
+        private void claim(Map<String, String> owners, String partition, String what) {
+            String first = owners.putIfAbsent(partition, controller);
+            if (first != null) {
+                throw new ConfigException(SluiceConfig.CONTROLS + " = " + config.controls() + ": '" + first + "' and '"
+                        + controller + "' both install " + what + " on partition '" + partition
+                        + "', which has room for one; list only one of them");
+            }
+        }
+
         @Override
         public List<String> partitions() {
             return config.partitions();
@@ -785,11 +807,13 @@ final class NodeImpl implements SluiceNode {
         @Override
         public void installAdmissionGate(String partition, AdmissionGate gate) {
             gate.close();
+            claim(gates, partition, "an admission gate");
         }
 
         @Override
         public void installReadCache(String partition, dev.sluice.core.spi.ReadCache cache) {
             cache.close();
+            claim(caches, partition, "a read cache");
         }
 
         @Override

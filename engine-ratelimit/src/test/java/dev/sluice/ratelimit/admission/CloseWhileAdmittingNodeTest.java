@@ -78,4 +78,22 @@ class CloseWhileAdmittingNodeTest {
         }
         assertThat(failed).as("all but the few admitted before the close").isGreaterThanOrEqualTo(15);
     }
+
+    /**
+     * Two controllers that each put an admission gate in front of a partition are refused before anything is created
+     * (probe, 2026-11-28: validation passed, and the open failed with an IllegalStateException after creating the store).
+     */
+    @Test
+    void twoAdmissionControllersAreRefusedBeforeTheStoreIsCreated() {
+        Path fresh = dir.resolve("fresh");
+        SluiceConfig cfg = SluiceConfig.builder(fresh)
+                .env("default")
+                .controls(List.of("admission", "static-admission"))
+                .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.open(cfg))
+                .isInstanceOf(dev.sluice.core.ConfigException.class)
+                .hasMessageContaining("controls = [admission, static-admission]")
+                .hasMessageContaining("'admission' and 'static-admission' both install an admission gate");
+        assertThat(fresh).doesNotExist();
+    }
 }
