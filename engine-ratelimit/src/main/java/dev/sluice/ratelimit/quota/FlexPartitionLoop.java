@@ -31,8 +31,18 @@ public final class FlexPartitionLoop implements ControlLoop {
             "window.s", 60, 1, 3600, "s", "how often Data_avg_psec (Eq. 3) is re-estimated, over the past window");
     static final Option<Double> LEVEL_MULTIPLIER =
             Option.doubleOption("level.multiplier", 10, 1, 100, "", "level size multiplier f in the LSM-BA bound");
-    static final Option<Double> FLOOR_MBPS =
-            Option.doubleOption("floor.mbps", 1, 0, 1e6, Option.MIB_PER_SECOND, "lowest background cap of a partition");
+    /**
+     * At least 1 MiB/s: with 0 a partition whose Eq. 3 budget came to 0 (no ingest yet, or quotas reserving the whole
+     * node) got a cap of 1 B/s, its first flush never finished and every write stopped in RocksDB (probe, 2026-11-28).
+     */
+    static final Option<Double> FLOOR_MBPS = Option.doubleOption(
+            "floor.mbps",
+            1,
+            1,
+            1e6,
+            Option.MIB_PER_SECOND,
+            "lowest background cap of a partition (at least 1: a lower cap stalls its flushes, and then its writes)");
+
     static final Option<Double> NODE_MBPS = Option.doubleOption(
             "node.mbps",
             0,

@@ -72,4 +72,18 @@ class FlexPartitionLoopTest {
                 .filter(e -> e.controller().equals("flex-partition") && e.outcome() == ControlEvent.Outcome.APPLIED)
                 .toList();
     }
+
+    /** A floor of 0 gave a partition with no Eq. 3 budget a 1-B/s cap: its flush never finished (probe, 2026-11-28). */
+    @Test
+    void aFloorBelowOneMibPerSecondIsRefused() {
+        SluiceConfig config = SluiceConfig.builder(dir.resolve("fresh"))
+                .env("default")
+                .controls("flex-partition")
+                .controlOption("flex-partition", "floor.mbps", "0")
+                .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.validate(config))
+                .isInstanceOf(dev.sluice.core.ConfigException.class)
+                .hasMessageContaining("floor.mbps")
+                .hasMessageContaining("1 to 1000000");
+    }
 }
