@@ -591,18 +591,27 @@ final class RocksPartition implements Partition {
     /**
      * RocksDB's {@code multiGetAsList} answers null both for a key that is not there and for a key it could not read (a
      * block checksum mismatch, an I/O error): rocksdbjni drops the per-key status. So every null is confirmed with
-     * {@code get}, which throws on such an error; without this, a corrupted block made multiGet (and the server's MGET,
-     * EXISTS and DEL) report stored keys as missing. A key written between the two reads keeps the multiGet's answer
-     * (null), so the result stays one view of the store.
+     * {@code get} on the same snapshot, which throws on such an error; without this, a corrupted block made multiGet
+     * (and the server's MGET, EXISTS and DEL) report stored keys as missing. When the confirming get finds a value, the
+     * null was a read error that did not repeat (a transient I/O error): the value is returned. Until 2026-11-28 the
+     * get's value was dropped and the null kept, so one transient read error answered "absent" for a stored key, and
+     * the Calcspar cache kept serving that answer after the error was gone (fault-injection probe). Both reads see one
+     * snapshot, so the result stays one view of the store.
      */
     private List<byte[]> multiGetChecked(List<byte[]> keys) throws RocksDBException {
-        List<byte[]> values = db.multiGetAsList(readOptions, keys);
-        for (int i = 0; i < values.size(); i++) {
-            if (values.get(i) == null) {
-                db.get(readOptions, keys.get(i)); // throws RocksDBException (Corruption, IOError) instead of a null
+        org.rocksdb.Snapshot snapshot = db.getSnapshot();
+        try (ReadOptions at = new ReadOptions(readOptions).setSnapshot(snapshot)) {
+            List<byte[]> values = new ArrayList<>(db.multiGetAsList(at, keys));
+            for (int i = 0; i < values.size(); i++) {
+                if (values.get(i) == null) {
+                    // throws RocksDBException (Corruption, IOError) instead of a null; a value: a transient error
+                    values.set(i, db.get(at, keys.get(i)));
+                }
             }
+            return values;
+        } finally {
+            db.releaseSnapshot(snapshot);
         }
-        return values;
     }
 
     private List<byte[]> cachedMultiGet(ReadCache c, List<byte[]> keys) throws RocksDBException {
