@@ -292,7 +292,17 @@ class BackgroundErrorNodeTest {
                     .hasMessageContaining("unavailable")
                     .hasMessageContaining("resume()");
             assertThatThrownBy(() -> p.put(key(1), value(1))).isInstanceOf(SluiceException.class);
-            assertThatThrownBy(p::health).isInstanceOf(SluiceException.class);
+            // reported, not thrown (until 2026-11-28 health() threw, the gauge read NaN and every tick failed)
+            PartitionHealth down = p.health();
+            assertThat(down.backgroundError()).startsWith("unavailable: resume() could not reopen it");
+            assertThat(down.writesStopped()).isTrue();
+            assertThat(down.recoverable()).isTrue();
+            assertThat(node.sample().partition(name).health()).isEqualTo(down);
+            node.controlPlane().tickOnce(); // the node's controllers keep running
+            assertThat(node.controlPlane().latest().partition(name).health().backgroundError())
+                    .startsWith("unavailable");
+            assertThat(registry.get("sluice.health").tag("partition", name).gauge().value())
+                    .isEqualTo(2.0);
             assertThat(env.faults().remove(manifest)).isTrue();
             assertThat(env.faults().remove(flush)).isTrue();
             resumeAndCheck(node, name);

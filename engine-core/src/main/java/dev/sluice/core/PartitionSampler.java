@@ -6,6 +6,7 @@ import dev.sluice.core.sensor.IoStats;
 import dev.sluice.core.sensor.LevelInfo;
 import dev.sluice.core.sensor.LsmSnapshot;
 import dev.sluice.core.sensor.OpCounters;
+import dev.sluice.core.sensor.PartitionHealth;
 import dev.sluice.core.sensor.SstFile;
 import dev.sluice.core.sensor.StallCondition;
 import dev.sluice.core.spi.AdmissionGate;
@@ -57,12 +58,76 @@ final class PartitionSampler {
      * baseline for the next deltas; without, deltas are against the last recorded sample and nothing moves.
      */
     synchronized LsmSnapshot sample(long nowNanos, int maxBackgroundJobs, boolean record) {
-        partition.enter();
+        try {
+            partition.enter();
+        } catch (SluiceException e) {
+            PartitionHealth down = partition.unavailableHealth();
+            if (down == null) {
+                throw e;
+            }
+            return unavailable(nowNanos, maxBackgroundJobs, down, record);
+        }
         try {
             return doSample(nowNanos, maxBackgroundJobs, record);
         } finally {
             partition.exit();
         }
+    }
+
+    /**
+     * The snapshot of a partition a failed {@link RocksPartition#resume()} left unavailable (its RocksDB is closed): the
+     * last sampled shape, nothing running or moving, writes stopped, and the health saying why. The node's other
+     * partitions go on being sampled and controlled (until 2026-11-28 this partition's exception failed every tick).
+     */
+    private LsmSnapshot unavailable(long nowNanos, int maxBackgroundJobs, PartitionHealth down, boolean record) {
+        LsmSnapshot p = previous;
+        AdmissionGate gate = partition.gate();
+        // cumulative counters carried on, so that the first delta after a successful resume is not all since open
+        OpCounters ops = p != null ? p.ops() : partition.counters();
+        IoStats io = p != null
+                ? p.io()
+                : env == null ? IoStats.EMPTY : env.ioStats(partition.name()).orElse(IoStats.EMPTY);
+        LsmSnapshot s = new LsmSnapshot(
+                partition.name(),
+                nowNanos,
+                p == null ? 0 : nowNanos - p.timeNanos(),
+                0,
+                0,
+                p == null ? 0 : p.memtableBudgetBytes(),
+                0,
+                p == null ? 0 : p.writeBufferSize(),
+                p == null ? 0 : p.maxWriteBufferNumber(),
+                p == null ? 0 : p.l0SlowdownTrigger(),
+                p == null ? 0 : p.l0StopTrigger(),
+                p == null ? List.of() : p.levels(),
+                p == null ? 0 : p.pendingCompactionBytes(),
+                p == null ? 0 : p.softPendingLimit(),
+                p == null ? 0 : p.hardPendingLimit(),
+                StallCondition.STOPPED,
+                p == null ? 0 : p.stallMicros(),
+                0,
+                0,
+                maxBackgroundJobs,
+                p != null && p.autoCompactionsDisabled(),
+                p == null ? 0 : p.flushBytes(),
+                p == null ? 0 : p.compactionReadBytes(),
+                p == null ? 0 : p.compactionWriteBytes(),
+                p == null ? 0 : p.walBytes(),
+                ops,
+                OpCounters.ZERO,
+                io,
+                IoStats.EMPTY,
+                gate.rate(),
+                gate.queued(),
+                -1,
+                0,
+                down,
+                p == null ? 0 : p.l0CompactionTrigger(),
+                p == null ? 1 : p.maxSubcompactions());
+        if (record) {
+            previous = s;
+        }
+        return s;
     }
 
     /** What the running compactions that take L0 files are doing to L0 (see {@link #l0Merges}). */

@@ -962,12 +962,43 @@ final class RocksPartition implements Partition {
     @Override
     public PartitionHealth health() {
         checkOpen();
-        enter();
+        PartitionHealth down = unavailableHealth();
+        if (down != null) {
+            return down;
+        }
+        try {
+            enter();
+        } catch (SluiceException e) {
+            down = unavailableHealth(); // a resume failed meanwhile
+            if (down != null) {
+                return down;
+            }
+            throw e;
+        }
         try {
             return healthLocked();
         } finally {
             exit();
         }
+    }
+
+    /**
+     * The partition's health while a {@link #resume()} could not reopen it (every request fails until a resume
+     * succeeds), or null when it is not in that state. Reported, not thrown: until 2026-11-28 {@code health()} threw
+     * there, the {@code sluice.health} gauge read NaN, and the sampler's exception stopped every controller of the node
+     * (fault-injection probe).
+     */
+    PartitionHealth unavailableHealth() {
+        String why = unavailable;
+        return why == null
+                ? null
+                : new PartitionHealth(
+                        "unavailable: resume() could not reopen it (" + why
+                                + "); fix the cause and call resume() again",
+                        true,
+                        true,
+                        false,
+                        listener.backgroundErrors.get());
     }
 
     /**
