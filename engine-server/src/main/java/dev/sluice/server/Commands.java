@@ -93,6 +93,31 @@ final class Commands {
         add("CONFIG", -2, List.of("admin", "noscript"), 0, 0, 0, false, this::configCmd);
     }
 
+    /** A reply that holds no value (OK, an integer, an error, PONG): what {@link #replyEstimate} gives it. */
+    static final long SMALL_REPLY = 64;
+
+    /**
+     * The most bytes a request's reply can hold, known before it runs: the largest value a partition accepts for each
+     * value it may return (GET, MGET), the largest key for each key a SCAN may return, the argument for ECHO, 64 KiB for
+     * the introspection commands, {@link #SMALL_REPLY} for the rest. The connection's reply budget counts a running
+     * request with this ({@link RespHandler}): a worst case, since the reply's real size is known only once it is read.
+     */
+    long replyEstimate(Spec spec, byte[][] args) {
+        if (spec == null) {
+            return SMALL_REPLY;
+        }
+        long value = node.config().maxValueBytes() + 16L;
+        return switch (spec.name()) {
+            case "GET" -> value;
+            case "MGET" -> (args.length - 1) * value;
+            case "SCAN" ->
+                (long) config.get(ServerConfig.SCAN_MAX_COUNT) * (node.config().maxKeyBytes() + 16L);
+            case "ECHO" -> args.length > 1 ? args[1].length + 16L : SMALL_REPLY;
+            case "INFO", "COMMAND", "CONFIG", "CLIENT" -> 64 * 1024;
+            default -> SMALL_REPLY;
+        };
+    }
+
     private void add(
             String name,
             int arity,

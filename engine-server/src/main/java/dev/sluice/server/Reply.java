@@ -12,6 +12,30 @@ sealed interface Reply {
 
     void encode(ByteBuf out);
 
+    /** About the bytes this reply holds in memory (its values; a small constant for the rest): for the reply budget. */
+    static long sizeOf(Reply r) {
+        if (r instanceof Bulk b) {
+            return 16 + (b.data() == null ? 0 : b.data().length);
+        }
+        if (r instanceof Array a) {
+            long n = 16;
+            for (Reply e : a.elements()) {
+                n += sizeOf(e);
+            }
+            return n;
+        }
+        if (r instanceof ThenClose t) {
+            return sizeOf(t.reply());
+        }
+        if (r instanceof Simple s) {
+            return 16 + s.text().length();
+        }
+        if (r instanceof Error e) {
+            return 16 + e.text().length();
+        }
+        return 16;
+    }
+
     /** {@code +text}. */
     record Simple(String text) implements Reply {
         @Override

@@ -24,19 +24,57 @@ import org.slf4j.LoggerFactory;
  * and other connections then failed to allocate theirs). Reading resumes when the output drains. A reply that cannot
  * be encoded closes the connection: dropping it would pair every later reply with the wrong request.
  *
+ * <p>Reply memory: a request's reply may hold a value of up to {@code limits.max.value.bytes}, and a pipeline of
+ * large GETs ran all at once (up to {@code server.max.pending.per.connection} of them), its replies computed faster than
+ * the socket takes them: one client pipelining 1,500 GETs of a 16-MB value filled a 6-GB heap (OutOfMemoryError for
+ * other clients' requests too; hostile-client probe, 2026-11-28). So a decoded request starts only while this
+ * connection's reply bytes in memory — replies ready but not yet written, plus each running request's worst case
+ * ({@link Commands#replyEstimate}: {@code limits.max.value.bytes} for a GET) — stay within {@code
+ * server.max.reply.bytes.per.connection}, and the server's within {@code server.max.reply.bytes} ({@link
+ * ReplyMemory}). A request that may not start yet waits in order (it still counts against the pending bound, so
+ * reading stops as before); one request per connection always runs, so a single large reply is never refused.
+ *
  * <p>Shutdown: {@link #quiesce} stops reading; the server then waits for {@link #idle} (no reply outstanding and no
  * output unsent) before closing.
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
 
-    private record Pending(CompletableFuture<Reply> reply, String command, KeyOrder.Access access, long startNanos) {}
+    /** {@code held[0]}: the bytes its reply is counted with in {@link #readyBytes}; {@code held[1]}: see {@link #start}. */
+    private record Pending(
+            CompletableFuture<Reply> reply, String command, KeyOrder.Access access, long startNanos, long[] held) {}
+
+    /** A decoded request that waits for reply memory before it starts; {@code reply} is completed with its reply. */
+    private record Waiting(
+            byte[][] args,
+            Commands.Spec spec,
+            CompletableFuture<?> after,
+            CompletableFuture<Reply> reply,
+            long[] held,
+            long estimate) {}
 
     private final Commands commands;
     private final ServerStats stats;
     private final int maxPending;
     private final Session session;
+    private final ReplyMemory memory;
+    private final long replyBudget;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    /** Run by {@link ReplyMemory} when room was freed elsewhere: starts what waits here, on this event loop. */
+    private final Runnable wake = () -> {
+        ChannelHandlerContext c = this.ctx;
+        if (c != null) {
+            c.executor().execute(this::startWaiting);
+        }
+    };
+    /** Requests started and not yet completed. */
+    private int running;
+    /** Bytes of the replies completed and not yet written (also counted in {@link #memory}). */
+    private long readyBytes;
+    /** The worst-case reply bytes of the running requests ({@link Commands#replyEstimate}; also in {@link #memory}). */
+    private long reserved;
+
     private final KeyOrder order = new KeyOrder();
     private ChannelHandlerContext ctx;
     private boolean closing;
@@ -48,12 +86,22 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private volatile boolean idle = true;
     /** The most requests this connection had in flight at once (for tests of the back-pressure bound). */
     private volatile int peakPending;
+    /** The most reply bytes this connection held at once, ready and running (for tests of the reply budget). */
+    private volatile long peakHeld;
 
-    RespHandler(Commands commands, ServerStats stats, int maxPending, Session session) {
+    RespHandler(
+            Commands commands,
+            ServerStats stats,
+            int maxPending,
+            Session session,
+            ReplyMemory memory,
+            long replyBudget) {
         this.commands = commands;
         this.stats = stats;
         this.maxPending = maxPending;
         this.session = session;
+        this.memory = memory;
+        this.replyBudget = replyBudget;
     }
 
     @Override
@@ -67,7 +115,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         stats.connectionClosed();
         closing = true;
-        pending.clear();
+        dropAll();
         idle = true;
         session.clearCursors();
         ctx.fireChannelInactive();
@@ -88,7 +136,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             enqueue(
                     CompletableFuture.completedFuture(new Reply.ThenClose(Reply.error("ERR " + err.message()))),
                     null,
-                    KeyOrder.Access.NONE);
+                    KeyOrder.Access.NONE,
+                    new long[2],
+                    true);
             return;
         }
         byte[][] args = (byte[][]) msg;
@@ -102,14 +152,24 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                     new String(args[0], java.nio.charset.StandardCharsets.US_ASCII));
             stats.protocolError();
             closing = true;
-            pending.clear();
+            dropAll();
             idle = true;
             ctx.close();
             return;
         }
         Commands.Spec spec = commands.spec(args[0]);
         KeyOrder.Access access = spec == null ? KeyOrder.Access.NONE : spec.access(args);
-        CompletableFuture<Reply> reply = commands.execute(session, args, spec, order.dependencies(access));
+        CompletableFuture<?> after = order.dependencies(access);
+        long[] held = {0, 0};
+        long estimate = commands.replyEstimate(spec, args);
+        CompletableFuture<Reply> reply;
+        boolean started = waiting.isEmpty() && mayStart(estimate);
+        if (started) {
+            reply = start(args, spec, after, held, estimate);
+        } else {
+            reply = new CompletableFuture<>();
+            waiting.addLast(new Waiting(args, spec, after, reply, held, estimate));
+        }
         order.register(access, reply);
         if (spec != null && spec.name().equals("QUIT")) {
             // Until 2026-11-27 a request pipelined after QUIT still ran when an earlier reply was outstanding (the
@@ -118,11 +178,99 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             quit = true;
             ctx.channel().config().setAutoRead(false);
         }
-        enqueue(reply, spec == null ? null : spec.name(), access);
+        enqueue(reply, spec == null ? null : spec.name(), access, held, !started);
         if ((pending.size() >= maxPending || !ctx.channel().isWritable())
                 && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
         }
+    }
+
+    /**
+     * Whether a request whose reply may hold {@code estimate} bytes may start: one always may when none runs and no
+     * reply waits to be written; otherwise the connection's reply bytes — ready ones plus the running requests' worst
+     * cases, this one's too — must stay within its budget, and the server's within {@link ReplyMemory}.
+     */
+    private boolean mayStart(long estimate) {
+        if (running == 0 && readyBytes == 0) {
+            return true;
+        }
+        return readyBytes + reserved + estimate <= replyBudget && memory.roomFor(estimate, wake);
+    }
+
+    /**
+     * Starts a request and returns its reply future itself (what later requests on the same keys wait for, and what
+     * {@link #drain} writes): its accounting hops onto the event loop separately ({@link #completed}), so that neither
+     * waits for the other. {@code held[1]} tells which came first: 1 accounted, 2 written before it was accounted.
+     */
+    private CompletableFuture<Reply> start(
+            byte[][] args, Commands.Spec spec, CompletableFuture<?> after, long[] held, long estimate) {
+        running++;
+        reserved += estimate;
+        memory.add(estimate);
+        if (readyBytes + reserved > peakHeld) {
+            peakHeld = readyBytes + reserved;
+        }
+        CompletableFuture<Reply> reply = commands.execute(session, args, spec, after);
+        reply.whenComplete((r, e) -> {
+            if (ctx.executor().inEventLoop()) {
+                completed(r, held, estimate); // at once, inside the read: enqueue or channelReadComplete drains
+            } else {
+                ctx.executor().execute(() -> {
+                    completed(r, held, estimate);
+                    drain(true);
+                });
+            }
+        });
+        return reply;
+    }
+
+    /** On the event loop: a started request's reply is ready; it counts with its real size until written. */
+    private void completed(Reply r, long[] held, long estimate) {
+        running--;
+        reserved -= estimate;
+        memory.add(-estimate);
+        if (r != null && !closing && held[1] == 0) {
+            long size = Reply.sizeOf(r);
+            held[0] = size;
+            held[1] = 1;
+            readyBytes += size;
+            memory.add(size);
+            if (readyBytes + reserved > peakHeld) {
+                peakHeld = readyBytes + reserved;
+            }
+        }
+        startWaiting();
+    }
+
+    /** Starts the waiting requests that now fit, in order. */
+    private void startWaiting() {
+        while (!closing && !waiting.isEmpty() && mayStart(waiting.peekFirst().estimate())) {
+            Waiting w = waiting.pollFirst();
+            start(w.args(), w.spec(), w.after(), w.held(), w.estimate()).whenComplete((r, e) -> {
+                if (e != null) {
+                    w.reply().completeExceptionally(e);
+                } else {
+                    w.reply().complete(r);
+                }
+            });
+        }
+    }
+
+    /** A written reply no longer counts as held (or, written before it was accounted, never will). */
+    private void written(long[] held) {
+        if (held[1] == 1) {
+            readyBytes -= held[0];
+            memory.add(-held[0]);
+        }
+        held[1] = 2;
+    }
+
+    /** The connection is closing: nothing it holds counts any more, and nothing waiting starts. */
+    private void dropAll() {
+        pending.clear();
+        waiting.clear();
+        memory.add(-readyBytes);
+        readyBytes = 0;
     }
 
     /** Runs on every request: compares bytes, allocating nothing unless the length already matches. */
@@ -134,13 +282,26 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         return n.equalsIgnoreCase("POST") || n.equalsIgnoreCase("Host:");
     }
 
-    private void enqueue(CompletableFuture<Reply> f, String command, KeyOrder.Access access) {
-        pending.addLast(new Pending(f, command, access, System.nanoTime()));
+    /**
+     * Queues a reply for writing in order. {@code drainOnCompletion}: whether its completion must trigger {@link #drain}
+     * here; a request {@link #start}ed at once does that from its own completion (one hop onto the event loop per
+     * request, not two).
+     */
+    private void enqueue(
+            CompletableFuture<Reply> f,
+            String command,
+            KeyOrder.Access access,
+            long[] held,
+            boolean drainOnCompletion) {
+        pending.addLast(new Pending(f, command, access, System.nanoTime(), held));
         if (pending.size() > peakPending) {
             peakPending = pending.size();
         }
         idle = false;
         if (!f.isDone()) {
+            if (!drainOnCompletion) {
+                return;
+            }
             f.whenComplete((r, e) -> {
                 if (ctx.executor().inEventLoop()) {
                     drain(true);
@@ -184,7 +345,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                         session.id,
                         e.toString());
                 closing = true;
-                pending.clear();
+                dropAll();
                 idle = true;
                 ctx.close();
                 return;
@@ -192,9 +353,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             Pending p = pending.pollFirst();
             order.release(p.access(), p.reply());
             stats.completed(p.command(), System.nanoTime() - p.startNanos());
+            written(p.held());
             if (r instanceof Reply.ThenClose) {
                 closing = true;
-                pending.clear();
+                dropAll();
                 ctx.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
                 idle = true;
                 return;
@@ -203,6 +365,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             wrote = true;
         }
         unflushed |= wrote;
+        if (wrote) {
+            startWaiting(); // reply memory was freed
+        }
         if (unflushed && flush) {
             unflushed = false;
             ctx.flush(); // without flush (during a read) channelReadComplete flushes the whole batch at once
@@ -257,6 +422,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
+    long peakHeld() {
+        return peakHeld;
+    }
+
     int peakPending() {
         return peakPending;
     }
@@ -266,7 +435,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (!idle) {
             return false;
         }
-        ChannelHandlerContext c = ctx;
+        ChannelHandlerContext c = this.ctx;
         if (c == null || !c.channel().isActive()) {
             return true;
         }

@@ -114,6 +114,25 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             "requests",
             "Pipelined requests of one connection in flight at once; beyond it the server stops reading that"
                     + " connection until replies are written (back-pressure, not an error).");
+    public static final Option<Long> MAX_REPLY_BYTES_PER_CONNECTION = Option.longOption(
+            "max.reply.bytes.per.connection",
+            64L * 1024 * 1024,
+            1024 * 1024,
+            Long.MAX_VALUE,
+            "bytes",
+            "Reply bytes one connection may hold in memory: replies computed but not yet written, plus each running"
+                    + " request's largest possible reply (limits.max.value.bytes per value a GET or MGET returns)."
+                    + " Beyond it the connection's next requests wait to start (back-pressure, not an error); one"
+                    + " request always runs.");
+    public static final Option<Long> MAX_REPLY_BYTES = Option.longOption(
+            "max.reply.bytes",
+            0,
+            0,
+            Long.MAX_VALUE,
+            "bytes",
+            "Reply bytes all connections together may hold in memory, counted as for"
+                    + " server.max.reply.bytes.per.connection; beyond it a connection that already holds or runs a"
+                    + " reply waits to start more. 0 = a quarter of the JVM's maximum heap.");
     public static final Option<Integer> MAX_CONNECTIONS = Option.intOption(
             "max.connections",
             10_000,
@@ -152,6 +171,8 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             MAX_REQUEST_BYTES,
             MAX_INLINE_BYTES,
             MAX_PENDING,
+            MAX_REPLY_BYTES_PER_CONNECTION,
+            MAX_REPLY_BYTES,
             MAX_CONNECTIONS,
             SCAN_MAX_COUNT,
             SHUTDOWN_TIMEOUT_MS,

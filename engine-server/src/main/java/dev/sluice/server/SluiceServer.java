@@ -54,6 +54,7 @@ public final class SluiceServer implements AutoCloseable {
     private final ServerStats stats;
     private final StatusSampler status;
     private final Commands commands;
+    private final ReplyMemory replyMemory;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final EventLoopGroup http;
@@ -80,6 +81,7 @@ public final class SluiceServer implements AutoCloseable {
         this.stats = new ServerStats(registry);
         this.status = new StatusSampler(node, config, stats, Clock.systemUTC());
         this.commands = new Commands(node, config, stats, status);
+        this.replyMemory = new ReplyMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)));
         this.boss = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("sluice-resp-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(
@@ -120,6 +122,7 @@ public final class SluiceServer implements AutoCloseable {
         long maxRequest = config.get(ServerConfig.MAX_REQUEST_BYTES);
         boolean authRequired = config.authRequired();
         int maxPending = config.get(ServerConfig.MAX_PENDING);
+        long replyBudget = config.get(ServerConfig.MAX_REPLY_BYTES_PER_CONNECTION);
         int maxConnections = maxConnections(config.get(ServerConfig.MAX_CONNECTIONS));
         ServerBootstrap resp = new ServerBootstrap()
                 .group(boss, workers)
@@ -142,7 +145,7 @@ public final class SluiceServer implements AutoCloseable {
                             return;
                         }
                         Session session = new Session(connectionIds.incrementAndGet(), node.defaultPartition());
-                        RespHandler h = new RespHandler(commands, stats, maxPending, session);
+                        RespHandler h = new RespHandler(commands, stats, maxPending, session, replyMemory, replyBudget);
                         handlers.put(ch, h);
                         ch.closeFuture().addListener(f -> handlers.remove(ch));
                         connections.add(ch);
@@ -351,6 +354,11 @@ public final class SluiceServer implements AutoCloseable {
             registry.close();
             log.info("Sluice server closed in {} ms", (System.nanoTime() - t0) / 1_000_000);
         }
+    }
+
+    /** The most reply bytes an open RESP connection held at once: ready to write, and running at worst (tests). */
+    long peakReplyBytes() {
+        return handlers.values().stream().mapToLong(RespHandler::peakHeld).max().orElse(0);
     }
 
     /** The most requests any open RESP connection has had in flight at once (tests of back-pressure). */

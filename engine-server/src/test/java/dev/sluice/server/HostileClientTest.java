@@ -89,6 +89,69 @@ class HostileClientTest {
         }
     }
 
+    /**
+     * A pipeline of large GETs runs only as far as the connection's reply budget allows: until 2026-11-28 all of them
+     * ran at once and their replies waited on the heap (a probe: 1,500 GETs of a 16-MB value filled a 6-GB heap, and
+     * other clients' requests failed with OutOfMemoryError). Every reply still arrives, in order, and requests that
+     * depend on one another keep their order while they wait.
+     */
+    @Test
+    void aPipelineOfLargeGetsHoldsNoMoreThanTheReplyBudgetAndKeepsItsOrder() throws Exception {
+        byte[] value = new byte[VALUE_BYTES];
+        Arrays.fill(value, (byte) 'v');
+        int gets = 60; // 60 MiB of replies
+        long budget = 4L << 20;
+        try (SluiceServer s = TestServers.start(
+                dir,
+                "server.max.reply.bytes.per.connection",
+                Long.toString(budget),
+                "limits.max.value.bytes",
+                Integer.toString(VALUE_BYTES))) { // a GET's worst case: 1 MiB, so three run at once
+            try (Jedis j = TestServers.jedis(s)) {
+                assertThat(j.set("big".getBytes(US_ASCII), value)).isEqualTo("OK");
+            }
+            try (Socket hog = new Socket()) {
+                hog.setReceiveBufferSize(4096);
+                hog.connect(new InetSocketAddress("127.0.0.1", s.port()));
+                hog.setSoTimeout(30_000);
+                StringBuilder pipeline = new StringBuilder();
+                for (int i = 0; i < gets; i++) {
+                    pipeline.append(RawClient.command("GET", "big"))
+                            .append(RawClient.command("SET", "n", Integer.toString(i)))
+                            .append(RawClient.command("GET", "n"));
+                }
+                hog.getOutputStream().write(pipeline.toString().getBytes(US_ASCII));
+                hog.getOutputStream().flush();
+                Thread.sleep(2_000); // the server has read what it will; the client reads nothing
+                assertThat(s.peakReplyBytes())
+                        .as("reply bytes held for a client that does not read (all its replies: %d MiB)", gets)
+                        .isLessThanOrEqualTo(budget + 1024);
+                try (Jedis other = TestServers.jedis(s)) {
+                    assertThat(other.ping()).isEqualTo("PONG");
+                }
+                DataInputStream in = new DataInputStream(new BufferedInputStream(hog.getInputStream(), 1 << 16));
+                String header = "$" + VALUE_BYTES + "\r\n";
+                byte[] got = new byte[VALUE_BYTES + 2];
+                for (int i = 0; i < gets; i++) {
+                    byte[] h = new byte[header.length()];
+                    in.readFully(h);
+                    assertThat(new String(h, US_ASCII)).as("reply %d", i).isEqualTo(header);
+                    in.readFully(got);
+                    assertThat(Arrays.equals(got, 0, VALUE_BYTES, value, 0, VALUE_BYTES))
+                            .isTrue();
+                    String n = Integer.toString(i);
+                    String expected = "+OK\r\n$" + n.length() + "\r\n" + n + "\r\n";
+                    byte[] rest = new byte[expected.length()];
+                    in.readFully(rest);
+                    assertThat(new String(rest, US_ASCII))
+                            .as("SET then GET n, round %d", i)
+                            .isEqualTo(expected);
+                }
+            }
+            assertThat(s.peakReplyBytes()).isLessThanOrEqualTo(budget + 1024);
+        }
+    }
+
     @Test
     void anHttpRequestSentToTheRespPortIsClosedBeforeItsBodyRuns() throws Exception {
         try (SluiceServer s = TestServers.start(dir);
