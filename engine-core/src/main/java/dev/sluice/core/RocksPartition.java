@@ -149,8 +149,9 @@ final class RocksPartition implements Partition {
                 .tag("partition", name)
                 .register(registry);
         this.quotaMeters = List.of(
-                quotaMeter(registry, "sluice.quota.units", "rcu", "Read capacity units served", q -> q.readUnits()),
-                quotaMeter(registry, "sluice.quota.units", "wcu", "Write capacity units served", q -> q.writeUnits()),
+                // one description for both series: Prometheus shows one HELP line per name (the first one registered)
+                quotaMeter(registry, "sluice.quota.units", "rcu", QUOTA_UNITS_HELP, q -> q.readUnits()),
+                quotaMeter(registry, "sluice.quota.units", "wcu", QUOTA_UNITS_HELP, q -> q.writeUnits()),
                 quotaMeter(
                         registry,
                         "sluice.quota.throttled",
@@ -159,6 +160,9 @@ final class RocksPartition implements Partition {
                         q -> q.throttled()),
                 quotaMeter(registry, "sluice.quota.refused", null, "Requests refused over quota", q -> q.refused()));
     }
+
+    private static final String QUOTA_UNITS_HELP =
+            "Capacity units served: unit=rcu read capacity units, unit=wcu write capacity units";
 
     /** A counter over this partition's quota meters (read through the current quota, which the node installs once). */
     private io.micrometer.core.instrument.Meter quotaMeter(

@@ -62,6 +62,8 @@ public final class SluiceServer implements AutoCloseable {
     static final int MAX_HTTP_CONNECTIONS = 256;
     /** An HTTP connection that sends nothing for this long is closed (a half-sent request holds no slot forever). */
     static final int HTTP_READ_TIMEOUT_SECONDS = 30;
+    /** An HTTP request not answered this long after its first byte closes its connection (slowloris). */
+    static final int HTTP_REQUEST_DEADLINE_SECONDS = 10;
 
     private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup httpConnections = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
@@ -175,6 +177,7 @@ public final class SluiceServer implements AutoCloseable {
                         httpConnections.add(ch);
                         ch.pipeline()
                                 .addLast(new ReadTimeoutHandler(HTTP_READ_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                                .addLast(new RequestDeadline(HTTP_REQUEST_DEADLINE_SECONDS, TimeUnit.SECONDS))
                                 .addLast(new HttpServerCodec(8192, 16 * 1024, 16 * 1024))
                                 .addLast(new HttpObjectAggregator(64 * 1024))
                                 .addLast(new HttpHandler(registry, status));

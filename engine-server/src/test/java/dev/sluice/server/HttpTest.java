@@ -166,4 +166,35 @@ class HttpTest {
         String post = raw("DELETE /status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(post).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD");
     }
+
+    /**
+     * A client trickling its headers (one line every 2 s) is closed 10 s after its first byte; before 2026-11-28 only
+     * the 30-s read timeout applied, so 256 such clients locked the HTTP port out for hours (probe: slowloris).
+     */
+    @Test
+    void aRequestTrickledLineByLineIsClosedAtItsDeadline() throws Exception {
+        try (java.net.Socket sock = new java.net.Socket("127.0.0.1", server.httpPort())) {
+            sock.setSoTimeout(1_000);
+            java.io.OutputStream out = sock.getOutputStream();
+            out.write("GET /status HTTP/1.1\r\nHost: x\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            long start = System.nanoTime();
+            boolean closed = false;
+            for (int i = 0; i < 20 && !closed; i++) {
+                try {
+                    out.write(("X-Slow-" + i + ": 1\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    out.flush();
+                    closed = sock.getInputStream().read() == -1;
+                } catch (java.net.SocketTimeoutException e) {
+                    Thread.sleep(1_000); // still open: one header line every ~2 s
+                } catch (java.io.IOException e) {
+                    closed = true; // reset by the server
+                }
+            }
+            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+            assertThat(closed).as("closed by the server").isTrue();
+            assertThat(seconds).as("seconds until closed").isBetween(8L, 16L);
+        }
+        String ok = raw("GET /status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(ok).startsWith("HTTP/1.1 200");
+    }
 }
