@@ -123,6 +123,26 @@ public final class Option<T> {
                 doc);
     }
 
+    /**
+     * A rate: 0 (no limit) or a finite number in [least, max]. A positive value below {@code least} is refused: a native
+     * scheduler's wait (bytes × 1e9 / rate, as a 64-bit integer) overflows for subnormal rates such as 4.9e-324.
+     */
+    public static Option<Double> rateOption(
+            String name, double def, double least, double max, String unit, String doc) {
+        return new Option<>(
+                name,
+                "number",
+                def,
+                null,
+                false,
+                Option::parseDouble,
+                v -> v == 0 || v >= least && v <= max ? null : "is out of range",
+                Option::number,
+                "0, or " + number(least) + " to " + number(max),
+                unit,
+                doc);
+    }
+
     /** A finite number in [min, max]. */
     public static Option<Double> doubleOption(
             String name, double def, double min, double max, String unit, String doc) {

@@ -37,6 +37,11 @@ public record PriorityEnvConfig(
 
     // ---- options (env.<key>); every *.mbps option is in MiB/s (2^20 bytes per second) ----
 
+    /** The smallest non-zero bandwidth a rate option takes (MiB/s): 10 KiB/s. Below these a native wait overflows. */
+    static final double MIN_MBPS = 0.01;
+    /** The smallest non-zero operation rate a rate option takes (IOPS, ops/s, tokens/s). */
+    static final double MIN_OPS = 1;
+
     public static final Option<String> POLICY = Option.choiceOption(
             "policy",
             "passthrough",
@@ -45,18 +50,18 @@ public record PriorityEnvConfig(
                     + " the same three queues and paid IOPS, for comparison)");
     public static final Option<Double> POLICY_STARVATION_MS = Option.doubleOption(
             "policy.starvation.ms", 50, 0, 60_000, "ms", "anti-starvation bound of cruisedb and calcspar (0 = none)");
-    public static final Option<Double> POLICY_NODE_MBPS = Option.doubleOption(
+    public static final Option<Double> POLICY_NODE_MBPS = Option.rateOption(
             "policy.node.mbps",
             0,
-            0,
+            MIN_MBPS,
             1e7,
             Option.MIB_PER_SECOND,
             "node token rate for cruisedb/flexengine (0 = flexengine uses the device's larger bandwidth cap; cruisedb"
                     + " runs without a budget)");
-    public static final Option<Double> POLICY_NODE_WRITE_MBPS = Option.doubleOption(
+    public static final Option<Double> POLICY_NODE_WRITE_MBPS = Option.rateOption(
             "policy.node.write.mbps",
             0,
-            0,
+            MIN_MBPS,
             1e7,
             Option.MIB_PER_SECOND,
             "write-bytes node budget (DEVICE.md, \"The write budget\"): only writes (WAL, flush and compaction output)"
@@ -75,10 +80,10 @@ public record PriorityEnvConfig(
                     + " so the most a WAL write waits behind them is this plus one chunk (env.chunk.kb); smaller"
                     + " bounds the WAL's wait tighter, at the cost of background throughput lost to the scheduler's"
                     + " wake-up lateness (DEVICE.md, \"The write budget\")");
-    public static final Option<Double> POLICY_NODE_IOPS = Option.doubleOption(
+    public static final Option<Double> POLICY_NODE_IOPS = Option.rateOption(
             "policy.node.iops",
             0,
-            0,
+            MIN_OPS,
             1e9,
             "I/O units/s",
             "node token rate in I/O units per second for cruisedb/flexengine (0 = none)");
@@ -86,8 +91,8 @@ public record PriorityEnvConfig(
             Option.doubleOption("policy.flush.weight", 10, 0.001, 1e6, "", "flexengine weight of flush I/O");
     public static final Option<Double> POLICY_COMPACTION_WEIGHT = Option.doubleOption(
             "policy.compaction.weight", 1, 0.001, 1e6, "", "flexengine weight of compaction and prefetch I/O");
-    public static final Option<Double> POLICY_PAID_IOPS = Option.doubleOption(
-            "policy.paid.iops", 0, 0, 1e9, "tokens/s", "calcspar tokens per second (0 = device.iops)");
+    public static final Option<Double> POLICY_PAID_IOPS = Option.rateOption(
+            "policy.paid.iops", 0, MIN_OPS, 1e9, "tokens/s", "calcspar tokens per second (0 = device.iops)");
     public static final Option<Double> POLICY_MIN_WINDOW = Option.doubleOption(
             "policy.min.window", 0.1, 0, 1, "s", "calcspar smallest time window of the lower queues");
     public static final Option<Double> POLICY_PACE_MS = Option.doubleOption(
@@ -108,11 +113,11 @@ public record PriorityEnvConfig(
     public static final Option<Boolean> DEVICE_ENABLED = Option.booleanOption(
             "device.enabled", false, "emulate a cloud volume (Calcspar's contract model, see DEVICE.md)");
     public static final Option<Double> DEVICE_IOPS =
-            Option.doubleOption("device.iops", 3000, 0, 1e9, "IOPS", "paid IOPS (0 = no IOPS contract)");
-    public static final Option<Double> DEVICE_READ_MBPS = Option.doubleOption(
-            "device.read.mbps", 125, 0, 1e7, Option.MIB_PER_SECOND, "read bandwidth cap (0 = none)");
-    public static final Option<Double> DEVICE_WRITE_MBPS = Option.doubleOption(
-            "device.write.mbps", 125, 0, 1e7, Option.MIB_PER_SECOND, "write bandwidth cap (0 = none)");
+            Option.rateOption("device.iops", 3000, MIN_OPS, 1e9, "IOPS", "paid IOPS (0 = no IOPS contract)");
+    public static final Option<Double> DEVICE_READ_MBPS = Option.rateOption(
+            "device.read.mbps", 125, MIN_MBPS, 1e7, Option.MIB_PER_SECOND, "read bandwidth cap (0 = none)");
+    public static final Option<Double> DEVICE_WRITE_MBPS = Option.rateOption(
+            "device.write.mbps", 125, MIN_MBPS, 1e7, Option.MIB_PER_SECOND, "write bandwidth cap (0 = none)");
     public static final Option<Double> DEVICE_LATENCY_US =
             Option.doubleOption("device.latency.us", 300, 0, 1e6, "µs", "base latency of an I/O with a regular token");
     public static final Option<Double> DEVICE_OVERDRAFT_POOL =
@@ -154,11 +159,18 @@ public record PriorityEnvConfig(
                 DEVICE_IO_UNIT_KB));
         for (IoClass c : IoClass.values()) {
             String k = "limit." + c.name().toLowerCase(Locale.ROOT);
-            ops.put(c, Option.doubleOption(k + ".ops", 0, 0, 1e12, "ops/s", "cap on " + c + " operations (0 = none)"));
+            ops.put(
+                    c,
+                    Option.rateOption(k + ".ops", 0, MIN_OPS, 1e12, "ops/s", "cap on " + c + " operations (0 = none)"));
             mbps.put(
                     c,
-                    Option.doubleOption(
-                            k + ".mbps", 0, 0, 1e9, Option.MIB_PER_SECOND, "cap on " + c + " bandwidth (0 = none)"));
+                    Option.rateOption(
+                            k + ".mbps",
+                            0,
+                            MIN_MBPS,
+                            1e9,
+                            Option.MIB_PER_SECOND,
+                            "cap on " + c + " bandwidth (0 = none)"));
             all.add(ops.get(c));
             all.add(mbps.get(c));
         }

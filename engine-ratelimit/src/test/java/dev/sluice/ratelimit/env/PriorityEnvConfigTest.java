@@ -217,4 +217,30 @@ class PriorityEnvConfigTest {
                 .contains(rel.toString())
                 .contains(rel.toAbsolutePath().normalize().toString());
     }
+
+    /**
+     * A rate is 0 or at least 0.01 MiB/s (1 op/s): subnormal rates passed "0 to N" and overflowed the native wait —
+     * no limit for some keys, I/O stalled for good and a JVM that would not exit for others (probe, 2026-11-28).
+     */
+    @Test
+    void aPositiveRateTooSmallToPaceIsRefusedAndZeroStillMeansNone() {
+        for (String[] kv : new String[][] {
+            {"device.iops", "4.9e-324"},
+            {"device.write.mbps", "1e-320"},
+            {"limit.wal.mbps", "0.001"},
+            {"policy.node.iops", "0.5"},
+            {"limit.flush.ops", "1e-9"}
+        }) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> PriorityEnvConfig.fromOptions(Map.of(kv[0], kv[1])))
+                    .as(kv[0])
+                    .hasMessageContaining(kv[0])
+                    .hasMessageContaining("is out of range")
+                    .hasMessageContaining("0, or ");
+        }
+        assertThat(PriorityEnvConfig.fromOptions(Map.of("limit.wal.mbps", "0", "device.iops", "0")))
+                .isNotNull();
+        assertThat(PriorityEnvConfig.fromOptions(Map.of("limit.wal.mbps", "0.01", "limit.wal.ops", "1")))
+                .isNotNull();
+    }
 }
