@@ -376,6 +376,9 @@ public record SluiceConfig(
 
     /** Builds from key/value pairs; relative paths resolve against {@code baseDir}. */
     public static SluiceConfig fromProperties(Properties p, Path baseDir) {
+        if (p == null) {
+            throw new ConfigException("properties must not be null");
+        }
         Builder b = new Builder();
         List<String> unknown = new ArrayList<>();
         Map<String, Map<String, String>> partitionKeys = new TreeMap<>();
@@ -447,7 +450,8 @@ public record SluiceConfig(
         if (s.isBlank()) {
             return List.of();
         }
-        return Arrays.stream(s.split(",")).map(String::trim).toList();
+        // -1: a trailing comma ("admission,") is an empty item, refused as "admission,,adoc" is, not dropped
+        return Arrays.stream(s.split(",", -1)).map(String::trim).toList();
     }
 
     /** Why {@code names} cannot be the partitions, or null when they can. */

@@ -260,4 +260,27 @@ class ConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("config file " + latin1 + " is not valid UTF-8");
     }
+
+    /** Probe findings, 2026-11-28: each was accepted (or threw a NullPointerException). */
+    @Test
+    void aTrailingCommaATinyQuotaAndNullPropertiesAreRefusedNamingTheProblem() {
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("data.dir", dir.resolve("d").toString());
+        p.setProperty("partitions", "a,b,");
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(p, dir))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("partitions");
+        assertThat(SluiceConfig.splitList("a,")).containsExactly("a", "");
+        assertThat(SluiceConfig.splitList("a, b")).containsExactly("a", "b");
+        assertThat(SluiceConfig.splitList("")).isEmpty();
+        assertThatThrownBy(() -> dev.sluice.core.quota.PartitionQuota.of(0, 1e-300))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("wcu");
+        assertThat(dev.sluice.core.quota.PartitionQuota.of(0.001, 0).rcu()).isEqualTo(0.001);
+        assertThatThrownBy(() -> SluiceConfig.fromProperties(null, dir))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("must not be null");
+        assertThatThrownBy(() -> dev.sluice.core.quota.PartitionQuota.parse("a", null))
+                .isInstanceOf(ConfigException.class);
+    }
 }

@@ -30,12 +30,23 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
         REFUSE
     }
 
-    public static final Option<Double> RCU = Option.doubleOption(
-            "rcu", 0, 0, 1e9, "RCU/s", "Read capacity units per second (a read of up to 4 KiB = 1 RCU); 0 = no limit.");
-    public static final Option<Double> WCU = Option.doubleOption(
+    /**
+     * The smallest non-zero quota (units per second). A smaller positive one overflowed the bucket's clock (a 1e-300
+     * WCU quota refused with "it would wait 0 ms > 1000"; probe, 2026-11-28).
+     */
+    static final double MIN_UNITS = 0.001;
+
+    public static final Option<Double> RCU = Option.rateOption(
+            "rcu",
+            0,
+            MIN_UNITS,
+            1e9,
+            "RCU/s",
+            "Read capacity units per second (a read of up to 4 KiB = 1 RCU); 0 = no limit.");
+    public static final Option<Double> WCU = Option.rateOption(
             "wcu",
             0,
-            0,
+            MIN_UNITS,
             1e9,
             "WCU/s",
             "Write capacity units per second (a write of up to 1 KiB = 1 WCU); 0 = no limit.");
@@ -100,6 +111,9 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
      * Throws {@link ConfigException} naming the full key on an unknown key or bad value.
      */
     public static PartitionQuota parse(String partition, Map<String, String> given) {
+        if (partition == null || given == null) {
+            throw new ConfigException("quota: partition and options must not be null");
+        }
         OptionValues v = OPTIONS.parse("partition." + partition + ".", given);
         return new PartitionQuota(
                 v.get(RCU),

@@ -245,6 +245,14 @@ public final class AdmissionProviders {
         @Override
         public ControlLoop create(ControlContext ctx) {
             AdmissionScope scope = AdmissionScope.parse(ctx.get(SCOPE));
+            double rate = ctx.get(RATE);
+            double min = ctx.get(MIN_RATE);
+            if (rate > 0 && rate < min) {
+                // until 2026-11-28 accepted, and the fixed rate applied below the documented lowest rate (probe)
+                throw new IllegalArgumentException("control." + name() + ".rate = " + Option.number(rate)
+                        + " is below control." + name() + ".min.rate = " + Option.number(min)
+                        + " (the lowest admission rate); lower min.rate too");
+            }
             StaticAdmission loop = new StaticAdmission(
                     ctx.get(RATE), (long) (ctx.get(WARMUP_SECONDS) * 1e9), scope, ctx.get(MIN_RATE));
             installGates(ctx, scope);

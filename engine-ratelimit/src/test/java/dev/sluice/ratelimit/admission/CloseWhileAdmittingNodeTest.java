@@ -36,6 +36,7 @@ class CloseWhileAdmittingNodeTest {
                 .tickPeriod(Duration.ofMillis(60_000)) // ticks are driven by the test
                 .controls(List.of("static-admission"))
                 .controlOption("static-admission", "rate", "1")
+                .controlOption("static-admission", "min.rate", "1")
                 .controlOption("static-admission", "wait.max.ms", "60000")
                 .build());
         for (int i = 0; i < 4; i++) {
@@ -95,5 +96,19 @@ class CloseWhileAdmittingNodeTest {
                 .hasMessageContaining("controls = [admission, static-admission]")
                 .hasMessageContaining("'admission' and 'static-admission' both install an admission gate");
         assertThat(fresh).doesNotExist();
+    }
+
+    /** A fixed rate below min.rate ran below the documented lowest rate (probe, 2026-11-28); now refused. */
+    @Test
+    void aStaticRateBelowMinRateIsRefused() {
+        SluiceConfig cfg = SluiceConfig.builder(dir.resolve("fresh2"))
+                .env("default")
+                .controls(List.of("static-admission"))
+                .controlOption("static-admission", "rate", "10")
+                .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.validate(cfg))
+                .isInstanceOf(dev.sluice.core.ConfigException.class)
+                .hasMessageContaining(
+                        "control.static-admission.rate = 10 is below control.static-admission.min.rate" + " = 100");
     }
 }
