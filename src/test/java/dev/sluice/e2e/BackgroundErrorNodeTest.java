@@ -301,7 +301,10 @@ class BackgroundErrorNodeTest {
             node.controlPlane().tickOnce(); // the node's controllers keep running
             assertThat(node.controlPlane().latest().partition(name).health().backgroundError())
                     .startsWith("unavailable");
-            assertThat(registry.get("sluice.health").tag("partition", name).gauge().value())
+            assertThat(registry.get("sluice.health")
+                            .tag("partition", name)
+                            .gauge()
+                            .value())
                     .isEqualTo(2.0);
             assertThat(env.faults().remove(manifest)).isTrue();
             assertThat(env.faults().remove(flush)).isTrue();

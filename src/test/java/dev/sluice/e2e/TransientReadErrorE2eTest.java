@@ -66,7 +66,9 @@ class TransientReadErrorE2eTest {
                 keys.add(key(i));
             }
             List<byte[]> first = p.multiGet(keys);
-            assertThat(env.faults().hits(rule)).as("the multiGet met the read error").isEqualTo(1);
+            assertThat(env.faults().hits(rule))
+                    .as("the multiGet met the read error")
+                    .isEqualTo(1);
             for (int j = 0; j < keys.size(); j++) {
                 assertThat(first.get(j)).as("key %d, first multiGet", j * 97).isEqualTo(value(j * 97));
             }
