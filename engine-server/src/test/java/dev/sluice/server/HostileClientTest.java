@@ -39,6 +39,20 @@ class HostileClientTest {
                 .usedDirectMemory();
     }
 
+    /** Reads one bulk reply and checks it holds {@code value}. */
+    private static void readBulk(DataInputStream in, byte[] value, int i) throws IOException {
+        String header = "$" + value.length + "\r\n";
+        byte[] h = new byte[header.length()];
+        in.readFully(h);
+        assertThat(new String(h, US_ASCII)).as("reply %d", i).isEqualTo(header);
+        byte[] got = new byte[value.length + 2];
+        in.readFully(got);
+        assertThat(Arrays.equals(got, 0, value.length, value, 0, value.length))
+                .as("reply %d", i)
+                .isTrue();
+        assertThat(new String(got, value.length, 2, US_ASCII)).isEqualTo("\r\n");
+    }
+
     @Test
     void aClientThatPipelinesLargeRepliesAndDoesNotReadIsHeldBackAndThenGetsEveryReplyInOrder() throws Exception {
         byte[] value = new byte[VALUE_BYTES];
@@ -68,17 +82,8 @@ class HostileClientTest {
                             .isEqualTo("PONG");
                 }
                 DataInputStream in = new DataInputStream(new BufferedInputStream(hog.getInputStream(), 1 << 16));
-                String header = "$" + VALUE_BYTES + "\r\n";
-                byte[] got = new byte[VALUE_BYTES + 2];
                 for (int i = 0; i < gets; i++) {
-                    byte[] h = new byte[header.length()];
-                    in.readFully(h);
-                    assertThat(new String(h, US_ASCII)).as("reply %d", i).isEqualTo(header);
-                    in.readFully(got);
-                    assertThat(Arrays.equals(got, 0, VALUE_BYTES, value, 0, VALUE_BYTES))
-                            .as("reply %d", i)
-                            .isTrue();
-                    assertThat(new String(got, VALUE_BYTES, 2, US_ASCII)).isEqualTo("\r\n");
+                    readBulk(in, value, i);
                 }
                 hog.getOutputStream().write(RawClient.command("PING").getBytes(US_ASCII));
                 hog.getOutputStream().flush();
@@ -130,15 +135,8 @@ class HostileClientTest {
                     assertThat(other.ping()).isEqualTo("PONG");
                 }
                 DataInputStream in = new DataInputStream(new BufferedInputStream(hog.getInputStream(), 1 << 16));
-                String header = "$" + VALUE_BYTES + "\r\n";
-                byte[] got = new byte[VALUE_BYTES + 2];
                 for (int i = 0; i < gets; i++) {
-                    byte[] h = new byte[header.length()];
-                    in.readFully(h);
-                    assertThat(new String(h, US_ASCII)).as("reply %d", i).isEqualTo(header);
-                    in.readFully(got);
-                    assertThat(Arrays.equals(got, 0, VALUE_BYTES, value, 0, VALUE_BYTES))
-                            .isTrue();
+                    readBulk(in, value, i);
                     String n = Integer.toString(i);
                     String expected = "+OK\r\n$" + n.length() + "\r\n" + n + "\r\n";
                     byte[] rest = new byte[expected.length()];

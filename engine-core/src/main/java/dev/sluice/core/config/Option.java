@@ -129,15 +129,10 @@ public final class Option<T> {
      */
     public static Option<Double> rateOption(
             String name, double def, double least, double max, String unit, String doc) {
-        return new Option<>(
+        return numberOption(
                 name,
-                "number",
                 def,
-                null,
-                false,
-                Option::parseDouble,
-                v -> v == 0 || v >= least && v <= max ? null : "is out of range",
-                Option::number,
+                v -> v == 0 || v >= least && v <= max,
                 "0, or " + number(least) + " to " + number(max),
                 unit,
                 doc);
@@ -146,6 +141,12 @@ public final class Option<T> {
     /** A finite number in [min, max]. */
     public static Option<Double> doubleOption(
             String name, double def, double min, double max, String unit, String doc) {
+        return numberOption(name, def, v -> v >= min && v <= max, number(min) + " to " + number(max), unit, doc);
+    }
+
+    /** A finite number for which {@code ok} holds; {@code allowed} says which, for messages and the reference. */
+    private static Option<Double> numberOption(
+            String name, double def, java.util.function.DoublePredicate ok, String allowed, String unit, String doc) {
         return new Option<>(
                 name,
                 "number",
@@ -153,9 +154,9 @@ public final class Option<T> {
                 null,
                 false,
                 Option::parseDouble,
-                v -> v >= min && v <= max ? null : "is out of range",
+                v -> ok.test(v) ? null : "is out of range",
                 Option::number,
-                number(min) + " to " + number(max),
+                allowed,
                 unit,
                 doc);
     }
