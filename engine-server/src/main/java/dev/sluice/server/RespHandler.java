@@ -68,6 +68,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             c.executor().execute(this::startWaiting);
         }
     };
+    /** {@link #startWaiting} is running (on this event loop). */
+    private boolean startingWaiting;
     /** Requests started and not yet completed. */
     private int running;
     /** Bytes of the replies completed and not yet written (also counted in {@link #memory}). */
@@ -242,8 +244,24 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         startWaiting();
     }
 
-    /** Starts the waiting requests that now fit, in order. */
+    /**
+     * Starts the waiting requests that now fit, in order. Not re-entered: a request that completes at once (PING, an
+     * error) calls back into here through {@link #completed}; the loop already running picks up the next one, so a long
+     * queue of such requests does not nest one stack frame chain per request.
+     */
     private void startWaiting() {
+        if (startingWaiting) {
+            return;
+        }
+        startingWaiting = true;
+        try {
+            startWaitingLoop();
+        } finally {
+            startingWaiting = false;
+        }
+    }
+
+    private void startWaitingLoop() {
         while (!closing && !waiting.isEmpty() && mayStart(waiting.peekFirst().estimate())) {
             Waiting w = waiting.pollFirst();
             start(w.args(), w.spec(), w.after(), w.held(), w.estimate()).whenComplete((r, e) -> {

@@ -150,6 +150,40 @@ class HostileClientTest {
         }
     }
 
+    /** Requests that complete at once (PING) waiting behind a large GET all run, in order, when it is written. */
+    @Test
+    void manyQuickRequestsWaitingBehindALargeReplyAllRunInOrder() throws Exception {
+        byte[] value = new byte[VALUE_BYTES];
+        Arrays.fill(value, (byte) 'w');
+        try (SluiceServer s = TestServers.start(
+                dir,
+                "server.max.reply.bytes.per.connection",
+                Integer.toString(VALUE_BYTES),
+                "limits.max.value.bytes",
+                Integer.toString(VALUE_BYTES))) {
+            try (Jedis j = TestServers.jedis(s)) {
+                assertThat(j.set("big".getBytes(US_ASCII), value)).isEqualTo("OK");
+            }
+            try (Socket c = new Socket("127.0.0.1", s.port())) {
+                c.setSoTimeout(30_000);
+                int pings = 1000;
+                String pipeline = RawClient.command("GET", "big")
+                        + RawClient.command("PING").repeat(pings)
+                        + RawClient.command("GET", "big");
+                c.getOutputStream().write(pipeline.getBytes(US_ASCII));
+                c.getOutputStream().flush();
+                DataInputStream in = new DataInputStream(new BufferedInputStream(c.getInputStream(), 1 << 16));
+                readBulk(in, value, 0);
+                byte[] pong = new byte[7];
+                for (int i = 0; i < pings; i++) {
+                    in.readFully(pong);
+                    assertThat(new String(pong, US_ASCII)).as("PING %d", i).isEqualTo("+PONG\r\n");
+                }
+                readBulk(in, value, 1);
+            }
+        }
+    }
+
     @Test
     void anHttpRequestSentToTheRespPortIsClosedBeforeItsBodyRuns() throws Exception {
         try (SluiceServer s = TestServers.start(dir);
