@@ -56,9 +56,16 @@ final class ManifestEdits {
      * One VersionEdit's file changes, and its WAL number: {@code logNumber} is the {@code kLogNumber} field (WALs
      * numbered below it hold nothing the column family has not flushed), -1 when absent; {@code columnFamily} the
      * {@code kColumnFamily} the edit applies to (0, the default one, when absent); {@code columnFamilyChange} whether it
-     * adds or drops a column family.
+     * adds or drops a column family; {@code atomicGroup} whether it is part of an atomic group (RocksDB drops an
+     * incomplete trailing group; Sluice never sets atomic_flush, so such an edit makes the log number unsure).
      */
-    record Edit(Set<Long> deleted, Set<Long> added, long logNumber, long columnFamily, boolean columnFamilyChange) {}
+    record Edit(
+            Set<Long> deleted,
+            Set<Long> added,
+            long logNumber,
+            long columnFamily,
+            boolean columnFamilyChange,
+            boolean atomicGroup) {}
 
     /**
      * File numbers the MANIFESTs of {@code dir} leave deleted: their edits (fully decoded ones only) applied in order,
@@ -93,14 +100,17 @@ final class ManifestEdits {
         long[] floor = {0};
         boolean[] unsure = {false};
         for (Path m : manifests(dir).values()) {
-            WalCheck.forEachRecord(m, bytes -> {
-                Edit e = decode(bytes);
-                if (e == null || e.columnFamily() != 0 || e.columnFamilyChange()) {
-                    unsure[0] = true;
-                } else if (e.logNumber() >= 0) {
-                    floor[0] = e.logNumber(); // edits are applied in order: the latest one holds
-                }
-            });
+            WalCheck.forEachRecord(
+                    m,
+                    bytes -> {
+                        Edit e = decode(bytes);
+                        if (e == null || e.columnFamily() != 0 || e.columnFamilyChange() || e.atomicGroup()) {
+                            unsure[0] = true;
+                        } else if (e.logNumber() >= 0) {
+                            floor[0] = e.logNumber(); // edits are applied in order: the latest one holds
+                        }
+                    },
+                    () -> unsure[0] = true); // a record too large to read: what it says is not known
         }
         return unsure[0] ? 0 : floor[0];
     }
@@ -154,6 +164,7 @@ final class ManifestEdits {
         long logNumber = -1;
         long columnFamily = 0;
         boolean columnFamilyChange = false;
+        boolean atomicGroup = false;
         int[] pos = {0};
         try {
             while (pos[0] < edit.length) {
@@ -162,7 +173,11 @@ final class ManifestEdits {
                     case LOG_NUMBER -> logNumber = varint(edit, pos);
                     case NEXT_FILE, LAST_SEQUENCE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
                     case COLUMN_FAMILY -> columnFamily = varint(edit, pos);
-                    case MAX_COLUMN_FAMILY, IN_ATOMIC_GROUP -> varint(edit, pos);
+                    case MAX_COLUMN_FAMILY -> varint(edit, pos);
+                    case IN_ATOMIC_GROUP -> {
+                        varint(edit, pos); // remaining entries of the group
+                        atomicGroup = true;
+                    }
                     case COMPARATOR -> slice(edit, pos);
                     case COLUMN_FAMILY_ADD -> {
                         slice(edit, pos); // name
@@ -214,7 +229,9 @@ final class ManifestEdits {
                     }
                 }
             }
-            return pos[0] == edit.length ? new Edit(out, added, logNumber, columnFamily, columnFamilyChange) : null;
+            return pos[0] == edit.length
+                    ? new Edit(out, added, logNumber, columnFamily, columnFamilyChange, atomicGroup)
+                    : null;
         } catch (IndexOutOfBoundsException e) {
             return null;
         }

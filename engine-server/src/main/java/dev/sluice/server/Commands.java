@@ -98,24 +98,40 @@ final class Commands {
 
     /**
      * The most bytes a request's reply can hold, known before it runs: the largest value a partition accepts for each
-     * value it may return (GET, MGET), the largest key for each key a SCAN may return, the argument for ECHO, 64 KiB for
-     * the introspection commands, {@link #SMALL_REPLY} for the rest. The connection's reply budget counts a running
-     * request with this ({@link RespHandler}): a worst case, since the reply's real size is known only once it is read.
+     * value it may return (GET, MGET), the largest key for each key a SCAN may return (its COUNT, default 10), the
+     * argument for ECHO, 64 KiB for the introspection commands, {@link #SMALL_REPLY} for the rest. The connection's reply
+     * budget counts a running request with this ({@link RespHandler}): a worst case, since the reply's real size is known
+     * only once it is read.
      */
     long replyEstimate(Spec spec, byte[][] args) {
         if (spec == null) {
             return SMALL_REPLY;
         }
-        long value = node.config().maxValueBytes() + 16L;
+        long value = node.config().maxValueBytes();
         return switch (spec.name()) {
             case "GET" -> value;
             case "MGET" -> (args.length - 1) * value;
-            case "SCAN" ->
-                (long) config.get(ServerConfig.SCAN_MAX_COUNT) * (node.config().maxKeyBytes() + 16L);
+            case "SCAN" -> scanCount(args) * (node.config().maxKeyBytes() + 16L) + SMALL_REPLY;
             case "ECHO" -> args.length > 1 ? args[1].length + 16L : SMALL_REPLY;
             case "INFO", "COMMAND", "CONFIG", "CLIENT" -> 64 * 1024;
             default -> SMALL_REPLY;
         };
+    }
+
+    /** The COUNT a SCAN asks for (10 when absent), capped at server.scan.max.count; the command checks it itself. */
+    private long scanCount(byte[][] args) {
+        long max = config.get(ServerConfig.SCAN_MAX_COUNT);
+        for (int i = 2; i + 1 < args.length; i++) {
+            if (new String(args[i], StandardCharsets.US_ASCII).equalsIgnoreCase("COUNT")) {
+                try {
+                    long n = Long.parseLong(new String(args[i + 1], StandardCharsets.US_ASCII));
+                    return Math.max(1, Math.min(n, max));
+                } catch (NumberFormatException e) {
+                    return max; // refused when it runs; counted at the most until then
+                }
+            }
+        }
+        return 10;
     }
 
     private void add(

@@ -65,7 +65,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final Runnable wake = () -> {
         ChannelHandlerContext c = this.ctx;
         if (c != null) {
-            c.executor().execute(this::startWaiting);
+            try {
+                c.executor().execute(this::startWaiting);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the event loop is shutting down: nothing of this connection will start any more
+            }
         }
     };
     /** {@link #startWaiting} is running (on this event loop). */
@@ -196,7 +200,16 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (running == 0 && readyBytes == 0) {
             return true;
         }
-        return readyBytes + reserved + estimate <= replyBudget && memory.roomFor(estimate, wake);
+        return readyBytes + reserved + estimate <= replyBudget && memory.roomFor(reservation(estimate), wake);
+    }
+
+    /**
+     * What a running request reserves of the server-wide budget: its worst case, but at most this connection's budget
+     * (an MGET of many keys has a worst case of gigabytes; reserving that would stop every other connection for one
+     * request, which runs alone on its connection anyway).
+     */
+    private long reservation(long estimate) {
+        return Math.min(estimate, replyBudget);
     }
 
     /**
@@ -208,7 +221,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             byte[][] args, Commands.Spec spec, CompletableFuture<?> after, long[] held, long estimate) {
         running++;
         reserved += estimate;
-        memory.add(estimate);
+        memory.add(reservation(estimate));
         if (readyBytes + reserved > peakHeld) {
             peakHeld = readyBytes + reserved;
         }
@@ -230,7 +243,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private void completed(Reply r, long[] held, long estimate) {
         running--;
         reserved -= estimate;
-        memory.add(-estimate);
+        memory.add(-reservation(estimate));
         if (r != null && !closing && held[1] == 0) {
             long size = Reply.sizeOf(r);
             held[0] = size;

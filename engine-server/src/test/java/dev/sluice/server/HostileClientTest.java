@@ -150,7 +150,11 @@ class HostileClientTest {
         }
     }
 
-    /** Requests that complete at once (PING) waiting behind a large GET all run, in order, when it is written. */
+    /**
+     * Requests that complete at once (PING) waiting behind a large GET all run, in order, when it is written; 20,000 of
+     * them (each used to start the next from inside its own completion, one call chain deeper per request: a
+     * StackOverflowError lost a request and its reserved bytes; review, 2026-11-28).
+     */
     @Test
     void manyQuickRequestsWaitingBehindALargeReplyAllRunInOrder() throws Exception {
         byte[] value = new byte[VALUE_BYTES];
@@ -160,13 +164,15 @@ class HostileClientTest {
                 "server.max.reply.bytes.per.connection",
                 Integer.toString(VALUE_BYTES),
                 "limits.max.value.bytes",
-                Integer.toString(VALUE_BYTES))) {
+                Integer.toString(VALUE_BYTES),
+                "server.max.pending.per.connection",
+                "50000")) {
             try (Jedis j = TestServers.jedis(s)) {
                 assertThat(j.set("big".getBytes(US_ASCII), value)).isEqualTo("OK");
             }
             try (Socket c = new Socket("127.0.0.1", s.port())) {
                 c.setSoTimeout(30_000);
-                int pings = 1000;
+                int pings = 20_000;
                 String pipeline = RawClient.command("GET", "big")
                         + RawClient.command("PING").repeat(pings)
                         + RawClient.command("GET", "big");
