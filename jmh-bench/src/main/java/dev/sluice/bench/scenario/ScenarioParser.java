@@ -10,7 +10,6 @@ import dev.sluice.core.config.Option;
 import dev.sluice.core.config.OptionSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -973,15 +972,9 @@ public final class ScenarioParser {
         return spec;
     }
 
+    /** The engine's list syntax ({@link SluiceConfig#splitList}: a trailing comma is an empty item, refused). */
     static List<String> splitList(String v) {
-        String t = v.trim();
-        if (t.startsWith("[") && t.endsWith("]")) {
-            t = t.substring(1, t.length() - 1);
-        }
-        if (t.isBlank()) {
-            return List.of();
-        }
-        return Arrays.stream(t.split(",")).map(String::trim).toList();
+        return SluiceConfig.splitList(v);
     }
 
     /** Properties for {@link SluiceConfig#fromProperties}: the stack's options plus profile, controls and data dir. */

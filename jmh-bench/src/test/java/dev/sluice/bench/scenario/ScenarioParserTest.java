@@ -57,6 +57,13 @@ class ScenarioParserTest {
         return ScenarioParser.parse(text, "t.scenario", "test");
     }
 
+    /** A trailing comma was dropped until 2026-11-28 ("controls = x," ran as "controls = x"); now an empty name. */
+    @Test
+    void aTrailingCommaInAListIsAnEmptyNameAndRefused() {
+        String text = withLine(lineOf("controls = [ ]"), "controls = admission,");
+        assertThatThrownBy(() -> parse(text)).hasMessageContaining("controls").hasMessageContaining("''");
+    }
+
     /** Replaces the n-th line (1-based) of GOOD. */
     private static String withLine(int n, String replacement) {
         String[] lines = GOOD.split("\n", -1);
