@@ -44,14 +44,7 @@ class DurabilityTest {
 
     @Test
     void writesAcknowledgedBeforeSigkillArePresentAfterReopenAsyncIncluded() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        Child.class.getName(),
-                        dir.toString())
+        Process child = ChildJvm.of(Child.class, "256m", dir.toString())
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         int lastAck = -1;

@@ -601,14 +601,8 @@ class StoreOpenSafetyTest {
     @Test
     void aSecondPartitionLockedByAnotherProcessLeavesTheFirstUntouched() throws Exception {
         twoPartitionStore();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(
-                        java,
-                        "-Xmx128m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        LockHolder.class.getName(),
-                        dir.resolve("partitions/b").toString())
+        Process child = ChildJvm.of(
+                        LockHolder.class, "128m", dir.resolve("partitions/b").toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try (BufferedReader r =
@@ -655,9 +649,7 @@ class StoreOpenSafetyTest {
     }
 
     private static String probe(Path file) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(
-                        java, "-cp", System.getProperty("java.class.path"), LockProbe.class.getName(), file.toString())
+        Process p = ChildJvm.of(LockProbe.class, "128m", file.toString())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
