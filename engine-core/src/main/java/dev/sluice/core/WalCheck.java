@@ -206,37 +206,45 @@ final class WalCheck {
             System.arraycopy(b, off, head, headLength, h);
             headLength += h;
             if (!sync) {
-                sync = containsMark(b, off, len);
+                sync = markAcrossBoundary(b, off, len) || indexOf(b, off, off + len) >= 0;
             }
             // keep the last bytes seen, for a mark split between this fragment and the next
             int keep = Math.min(tail.length, tailLength + len);
-            byte[] joined = new byte[keep];
             int fromNew = Math.min(len, keep);
             int fromOld = keep - fromNew;
-            System.arraycopy(tail, tailLength - fromOld, joined, 0, fromOld);
-            System.arraycopy(b, off + len - fromNew, joined, fromOld, fromNew);
-            System.arraycopy(joined, 0, tail, 0, keep);
+            System.arraycopy(tail, tailLength - fromOld, tail, 0, fromOld);
+            System.arraycopy(b, off + len - fromNew, tail, fromOld, fromNew);
             tailLength = keep;
         }
 
-        /** Whether the mark ends inside {@code b[off, off + len)}, starting there or in the kept bytes before it. */
-        private boolean containsMark(byte[] b, int off, int len) {
-            int m = SYNC_MARK.length;
-            // the mark starts at index i of the virtual sequence tail[0, tailLength) + b[off, off + len)
-            for (int i = 0; i + m <= tailLength + len; i++) {
-                int j = 0;
-                while (j < m && at(b, off, i + j) == SYNC_MARK[j]) {
-                    j++;
-                }
-                if (j == m) {
-                    return true;
-                }
+        /** A mark that starts in the kept bytes and ends in {@code b[off, off + len)}: a small joined window. */
+        private boolean markAcrossBoundary(byte[] b, int off, int len) {
+            if (tailLength == 0) {
+                return false;
             }
-            return false;
+            int more = Math.min(len, SYNC_MARK.length - 1);
+            byte[] window = new byte[tailLength + more];
+            System.arraycopy(tail, 0, window, 0, tailLength);
+            System.arraycopy(b, off, window, tailLength, more);
+            return indexOf(window, 0, window.length) >= 0;
         }
 
-        private byte at(byte[] b, int off, int i) {
-            return i < tailLength ? tail[i] : b[off + i - tailLength];
+        /** Where {@link #SYNC_MARK} starts in {@code b[from, to)}, or -1. */
+        private static int indexOf(byte[] b, int from, int to) {
+            byte first = SYNC_MARK[0];
+            outer:
+            for (int i = from; i + SYNC_MARK.length <= to; i++) {
+                if (b[i] != first) {
+                    continue;
+                }
+                for (int j = 1; j < SYNC_MARK.length; j++) {
+                    if (b[i + j] != SYNC_MARK[j]) {
+                        continue outer;
+                    }
+                }
+                return i;
+            }
+            return -1;
         }
 
         boolean sawSyncMark() {
