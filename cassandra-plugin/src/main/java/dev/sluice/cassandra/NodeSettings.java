@@ -1,6 +1,7 @@
 package dev.sluice.cassandra;
 
 import dev.sluice.core.ConfigException;
+import dev.sluice.core.SluiceConfig;
 import dev.sluice.core.config.Option;
 import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.config.OptionValues;
@@ -99,10 +100,12 @@ record NodeSettings(
         OptionValues values = OPTIONS.parse(PREFIX, own);
         Map<String, ControlLoopProvider> known = knownControllers();
         List<String> controls = new ArrayList<>();
-        for (String name : values.get(CONTROLS).split(",")) {
-            String n = name.trim();
+        for (String n : SluiceConfig.splitList(values.get(CONTROLS))) {
             if (n.isEmpty()) {
-                continue;
+                // 'admission,,adoc' or a trailing comma: a name left out by mistake, refused as the engine's
+                // controls option and the bench's scenario files refuse it
+                throw new ConfigException("system property sluice.controls = '" + values.get(CONTROLS)
+                        + "' has an empty item; list controller names separated by single commas");
             }
             if (!known.containsKey(n)) {
                 throw new ConfigException("system property sluice.controls: '" + n

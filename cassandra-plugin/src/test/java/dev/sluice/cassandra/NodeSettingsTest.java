@@ -63,6 +63,12 @@ class NodeSettingsTest {
                 .hasMessageContaining("sluice.tikc.ms");
         assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", "admission,admission"))))
                 .hasMessageContaining("names 'admission' twice");
+        // an empty item is a name left out, not nothing: refused as the engine's controls option refuses it
+        for (String v : new String[] {"admission,", "admission,,cruise-compaction-priority", ",admission"}) {
+            assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", v))))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("sluice.controls = '" + v + "' has an empty item");
+        }
     }
 
     /**
