@@ -455,12 +455,12 @@ public final class StackRunner {
         PreloadSpec pre = scenario.preload();
         KeyCodec codec = new KeyCodec(pre.keyBytes(), pre.clusterKeys());
         AtomicLong keyCount = new AtomicLong(pre.keys());
-        WindowRecorder recorder = new WindowRecorder(t.gaps);
+        long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        WindowRecorder recorder = new WindowRecorder(t.gaps, t0);
         PhaseSpec[] resolved = phases.toArray(new PhaseSpec[0]);
         List<LoadDriver> drivers = new ArrayList<>();
 
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
-        long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         long cpuAtWindowStart = ProcStatus.cpuNanos();
         CpuMeter cpuMeter = new CpuMeter();
         LoadDriver current = null;

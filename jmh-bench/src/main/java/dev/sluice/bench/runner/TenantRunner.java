@@ -337,11 +337,13 @@ final class TenantRunner {
         KeyCodec codec = new KeyCodec(pre.keyBytes());
         int n = tenants.size();
         Partition[] parts = new Partition[n];
+        long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         WindowRecorder[] recorders = new WindowRecorder[n];
+        WriteGaps gaps = new WriteGaps(); // not reported per tenant; WindowRecorder wants a sink for writes' times
         AtomicLong[] keyCounts = new AtomicLong[n];
         for (int i = 0; i < n; i++) {
             parts[i] = node.partition(tenants.get(i));
-            recorders[i] = new WindowRecorder();
+            recorders[i] = new WindowRecorder(gaps, t0);
             keyCounts[i] = new AtomicLong(pre.keys());
             t.tenantP99.put(tenants.get(i), new ArrayList<>());
         }
@@ -356,7 +358,6 @@ final class TenantRunner {
         int currentPhase = -1;
         long maxInflight = 0;
         NodeSnapshot prev = latest != null ? latest : node.latestSnapshot();
-        long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         CpuMeter cpuMeter = new CpuMeter();
         StoreWorkload[] nextTasks = null;
         for (int k = 0; k <= total; k++) {
