@@ -69,7 +69,9 @@ public final class CassandraBench implements Callable<Integer> {
     @Option(names = "--stacks", description = "Comma-separated subset of the scenario's stacks (default: all).")
     String stacks;
 
-    @Option(names = "--out", defaultValue = "bench-out/cassandra", description = "Output directory.")
+    @Option(
+            names = "--out",
+            description = "Output directory, absent or empty (default: bench-out/<scenario>-<yyyyMMdd-HHmmss>).")
     Path out;
 
     @Option(
@@ -115,6 +117,15 @@ public final class CassandraBench implements Callable<Integer> {
         List<String> cp = new ArrayList<>();
         try {
             sc = CassandraScenario.load(scenario);
+            if (out == null) {
+                out = Path.of(
+                        "bench-out",
+                        sc.name() + "-"
+                                + java.time.LocalDateTime.now()
+                                        .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+            }
+            dev.sluice.bench.runner.BenchRun.checkDirectory("--out", out);
+            dev.sluice.bench.runner.BenchRun.checkFreshOutput("--out", out);
             seconds = duration == null ? sc.durationSeconds() : parseDuration(duration);
             for (CassandraScenario.Stack s : sc.stacks()) {
                 if (stacks == null

@@ -206,6 +206,7 @@ public final class BenchRun {
         }
         if (req.out() != null) {
             checkDirectory("--out", req.out());
+            checkFreshOutput("--out", req.out());
         }
         if (req.dataDir() != null) {
             checkDirectory("--data-dir", req.dataDir());
@@ -240,6 +241,7 @@ public final class BenchRun {
         Path out = req.out() != null ? req.out() : Path.of("bench-out", sc.name() + "-" + stamp);
         if (req.out() == null) {
             checkDirectory("--out (default)", out);
+            checkFreshOutput("--out (default)", out); // two runs started in the same second
         }
         Path dataRoot = req.dataDir() != null ? req.dataDir() : out.resolve("data");
         for (int i = 0; i < sc.stacks().size(); i++) {
@@ -398,6 +400,31 @@ public final class BenchRun {
             return os.getTotalMemorySize();
         }
         return 0;
+    }
+
+    /**
+     * Refuses an output directory that already holds something: a run writes results.json, summary.md, a chart per
+     * stack and its logs there, and over an earlier run's files it overwrote some and left the rest (that run's charts
+     * and logs of stacks this one does not have) beside them, or, when it failed, left the earlier results.json as if
+     * they were this run's (CLI probe, 2026-11-28). An absent or empty directory is fine.
+     */
+    public static void checkFreshOutput(String option, Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> list = Files.list(dir)) {
+            list.limit(4).forEach(p -> names.add(String.valueOf(p.getFileName())));
+        } catch (IOException e) {
+            throw new BenchInputException(option + " " + dir + ": cannot list it: " + e.getMessage(), e);
+        }
+        if (!names.isEmpty()) {
+            java.util.Collections.sort(names);
+            throw new BenchInputException(option + " " + dir + ": the directory is not empty (it holds "
+                    + String.join(", ", names.subList(0, Math.min(3, names.size())))
+                    + (names.size() > 3 ? ", ..." : "")
+                    + "); a run's results would mix with what is there: give a new or empty directory");
+        }
     }
 
     /**

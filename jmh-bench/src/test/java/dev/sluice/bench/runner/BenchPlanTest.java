@@ -31,17 +31,38 @@ class BenchPlanTest {
         }
     }
 
+    /**
+     * CLI probe (2026-11-28): a second run into the same --out overwrote results.json and summary.md, left the first
+     * run's charts and logs beside them, and a second run that failed left the first run's results.json as its own.
+     */
+    @Test
+    void anOutDirectoryThatIsNotEmptyIsRefusedAndKept() throws Exception {
+        Path out = tmp.resolve("earlier-run");
+        java.nio.file.Files.createDirectories(out.resolve("logs"));
+        java.nio.file.Files.writeString(out.resolve("results.json"), "{}");
+        assertThatThrownBy(() -> BenchRun.plan(request("smoke", out, "1g", true)))
+                .isInstanceOf(BenchInputException.class)
+                .hasMessageContaining("--out " + out + ": the directory is not empty (it holds logs, results.json)")
+                .hasMessageContaining("give a new or empty directory");
+        assertThat(out.resolve("results.json")).hasContent("{}");
+        Path empty = java.nio.file.Files.createDirectories(tmp.resolve("empty"));
+        assertThat(BenchRun.plan(request("smoke", empty, "1g", true)).out()).isEqualTo(empty);
+    }
+
     @Test
     void aStackDataDirectoryHoldingSomethingElseIsRefusedBeforeAnyStackRunsAndKept() throws Exception {
         Path out = tmp.resolve("out");
-        BenchRun.Plan plan = BenchRun.plan(request("smoke", out, "1g", true));
+        // a --data-dir of its own: the default (<out>/data) is inside --out, which must be new or empty
+        BenchRun.Request req =
+                new BenchRun.Request("smoke", out, null, null, tmp.resolve("stores"), false, false, "1g", true, true);
+        BenchRun.Plan plan = BenchRun.plan(req);
         Path data =
                 plan.dataRoot().resolve("1-" + plan.scenario().stacks().get(0).name());
         java.nio.file.Files.createDirectories(data);
         java.nio.file.Files.writeString(data.resolve("mine.txt"), "precious");
         java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
         assertThatThrownBy(() -> BenchRun.run(
-                        request("smoke", out, "1g", true),
+                        req,
                         new java.io.PrintStream(console),
                         new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
                         true))
