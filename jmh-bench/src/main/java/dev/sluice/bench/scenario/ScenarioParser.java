@@ -867,16 +867,23 @@ public final class ScenarioParser {
                     throw s.error(null, "needs key 'step.rates' (e.g. step.rates = 1000, 2000, 4000)");
                 }
                 List<Double> rates = new ArrayList<>();
-                for (String p : v.split(",")) {
+                for (String p : splitList(v)) {
+                    if (p.isEmpty()) {
+                        throw s.error("step.rates", "has an empty item (rates separated by single commas)");
+                    }
                     try {
-                        double r = Double.parseDouble(p.trim().replace("_", ""));
+                        double r = Double.parseDouble(p.replace("_", ""));
                         if (!(r >= 0 && r <= maxRate)) {
-                            throw s.error("step.rates", p.trim() + " is out of range [0, " + (long) maxRate + "]");
+                            throw s.error("step.rates", p + " is out of range [0, " + (long) maxRate + "]");
                         }
                         rates.add(r);
                     } catch (NumberFormatException e) {
-                        throw s.error("step.rates", "'" + p.trim() + "' is not a number");
+                        throw s.error("step.rates", "'" + p + "' is not a number");
                     }
+                }
+                if (rates.stream().noneMatch(r -> r > 0)) {
+                    // 'rate = 0' is refused; steps that are all 0 offered nothing as well, and ran as a stall
+                    throw s.error("step.rates", "offers no load: at least one step's rate must be above 0");
                 }
                 int secs = s.required(STEP_SECONDS, "how long each step lasts");
                 yield new LoadShape.Step(rates, secs);
@@ -895,6 +902,9 @@ public final class ScenarioParser {
                 }
                 double low = s.get(SQUARE_LOW);
                 double high = s.get(SQUARE_HIGH);
+                if (low == 0 && high == 0) {
+                    throw s.error("square.high", "offers no load: square.low and square.high are both 0");
+                }
                 int period = s.get(SQUARE_PERIOD);
                 double duty = s.get(SQUARE_DUTY);
                 yield new LoadShape.Square(low, high, period, duty);
@@ -955,6 +965,7 @@ public final class ScenarioParser {
             String k = e.getKey();
             if (k.startsWith("sysprop.")) {
                 sysprops.put(k.substring("sysprop.".length()), e.getValue().value);
+                lines.put(k, e.getValue().line); // under its written key, as a refusal of its value names it
             } else {
                 String configKey = k.startsWith("config.") ? k.substring("config.".length()) : k;
                 options.put(configKey, e.getValue().value);

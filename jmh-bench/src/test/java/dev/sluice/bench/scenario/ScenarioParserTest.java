@@ -142,6 +142,41 @@ class ScenarioParserTest {
                 .hasMessageContaining("uniform, zipfian, latest, hotspot");
     }
 
+    /** CLI probe (2026-11-28): 'rate = 0' was refused, but a square wave or steps of only 0 ran, as a stall. */
+    @Test
+    void anOpenLoopShapeThatOffersNothingIsRefused() {
+        int low = lineOf("square.low");
+        int high = lineOf("square.high");
+        String zero =
+                GOOD.replace("square.low = 100", "square.low = 0").replace("square.high = 900", "square.high = 0");
+        assertThatThrownBy(() -> parse(zero))
+                .hasMessageContaining("t.scenario:" + high + ": square.high:")
+                .hasMessageContaining("offers no load");
+        assertThat(parse(withLine(low, "square.low = 0")).phases().get(1).shape())
+                .as("a square wave with a low half of 0 offers load in its high half")
+                .isNotNull();
+        String steps = GOOD.replace(
+                "shape = square\nsquare.low = 100\nsquare.high = 900   # inline comment\nsquare.period = 10s",
+                "shape = step\nstep.seconds = 5\nstep.rates = 0, 0");
+        assertThat(steps).isNotEqualTo(GOOD);
+        assertThatThrownBy(() -> parse(steps))
+                .hasMessageContaining("step.rates:")
+                .hasMessageContaining("offers no load");
+        assertThatThrownBy(() -> parse(steps.replace("step.rates = 0, 0", "step.rates = 100, 200,")))
+                .hasMessageContaining("step.rates:")
+                .hasMessageContaining("empty item");
+        assertThat(parse(steps.replace("step.rates = 0, 0", "step.rates = 0, 200"))
+                        .phases())
+                .hasSize(2);
+    }
+
+    /** CLI probe (2026-11-28): a bad sysprop value was the only stack error without file:line. */
+    @Test
+    void aSyspropKeepsItsLine() {
+        int line = lineOf("sysprop.a.b");
+        assertThat(parse(GOOD).stacks().get(1).keyLines()).containsEntry("sysprop.a.b", line);
+    }
+
     @Test
     void mixWeightsMustSumTo100() {
         int mix = lineOf("mix = read:90");
