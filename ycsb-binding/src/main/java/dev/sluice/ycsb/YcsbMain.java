@@ -45,6 +45,10 @@ import site.ycsb.measurements.Measurements;
  */
 public final class YcsbMain {
     static final String DB_CLASS = SluiceClient.class.getName();
+    /** Counts YCSB takes as longs: a value above 2^31 is legal (a sharded load starts at insertstart 5,000,000,000). */
+    private static final java.util.Set<String> LONG_COUNTS =
+            java.util.Set.of(Client.RECORD_COUNT_PROPERTY, "insertstart", "fieldcount");
+
     static final List<String> SHIPPED_WORKLOADS =
             List.of("workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf");
     static final String LOGBACK_CONFIG = "sluice-ycsb-logback.xml";
@@ -237,15 +241,33 @@ public final class YcsbMain {
             if (v != null) {
                 long n;
                 try {
-                    n = Integer.parseInt(v.trim());
+                    // CoreWorkload reads these three as longs (YCSB 0.17); what else it cannot take (an insertcount
+                    // that does not fit an int, say) its own init refuses in checkWorkload
+                    n = LONG_COUNTS.contains(key) ? Long.parseLong(v.trim()) : Integer.parseInt(v.trim());
                 } catch (NumberFormatException x) {
-                    throw new UsageException(key + " = '" + v + "' is not a whole number");
+                    throw new UsageException(key + " = '" + v + "' is not a whole number"
+                            + (LONG_COUNTS.contains(key) ? "" : " of at most " + Integer.MAX_VALUE));
                 }
                 if (n < e.getValue()) {
                     throw new UsageException(
                             key + " = " + n + " must be " + (e.getValue() == 1 ? "positive" : "0 or more"));
                 }
             }
+        }
+        // CoreWorkload.init calls System.exit(-1) on this one (YCSB 0.17): in the launcher, checkWorkload's init would
+        // end the JVM with YCSB's two lines and exit code 255 instead of this refusal
+        long recordCount = Long.parseLong(
+                effective.getProperty(Client.RECORD_COUNT_PROPERTY, "0").trim());
+        if (recordCount == 0) {
+            recordCount = Integer.MAX_VALUE; // as CoreWorkload does
+        }
+        long insertStart =
+                Long.parseLong(effective.getProperty("insertstart", "0").trim());
+        String ic = effective.getProperty(Client.INSERT_COUNT_PROPERTY);
+        long insertCount = ic == null ? recordCount - insertStart : Long.parseLong(ic.trim());
+        if (recordCount < insertStart + insertCount) {
+            throw new UsageException("recordcount = " + recordCount + " must be at least insertstart + insertcount = "
+                    + insertStart + " + " + insertCount + " (YCSB's CoreWorkload reads keys below recordcount)");
         }
         for (String key : List.of(
                 "readproportion",

@@ -174,6 +174,48 @@ class YcsbMainTest {
         assertThat(cwd.resolve("ycsb-data")).isDirectory();
     }
 
+    /**
+     * CLI probe (2026-11-28): counts CoreWorkload takes as longs were refused above 2^31 as "not a whole number" (a
+     * sharded load starting at insertstart 5,000,000,000 is legal); counts YCSB takes as ints say so.
+     */
+    @Test
+    void countsYcsbTakesAsLongsMayExceedAnInt() {
+        refused(
+                "threadcount = '3000000000' is not a whole number of at most 2147483647",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "threadcount=3000000000");
+        // CoreWorkload.init ends the JVM (System.exit) on this one; refused before it runs
+        refused(
+                "recordcount = 3000000000 must be at least insertstart + insertcount = 5000000000 + 10",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "recordcount=3000000000",
+                "-p",
+                "insertstart=5000000000",
+                "-p",
+                "insertcount=10");
+        InProcess r = runLauncher(
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "sluice.env=default",
+                "-p",
+                "recordcount=6000000000",
+                "-p",
+                "insertstart=5000000000",
+                "-p",
+                "insertcount=10");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.ycsbStarted()).isTrue();
+        assertThat(cwd.resolve("ycsb-data")).isDirectory();
+    }
+
     // ---- the real launcher in a child JVM: exit codes, output, data kept between load and run ----
 
     private record Result(int exit, String out, String err) {}
