@@ -420,6 +420,9 @@ public final class BenchRun {
         }
         if (!names.isEmpty()) {
             java.util.Collections.sort(names);
+            if (Files.exists(dir.resolve("results.json")) && !names.contains("results.json")) {
+                names.add(0, "results.json"); // an earlier run's: the likeliest mistake, named first
+            }
             throw new BenchInputException(option + " " + dir + ": the directory is not empty (it holds "
                     + String.join(", ", names.subList(0, Math.min(3, names.size())))
                     + (names.size() > 3 ? ", ..." : "")
