@@ -266,6 +266,10 @@ final class NodeImpl implements SluiceNode {
                 }
                 states.put(name, state);
             }
+            refuseSharedDirectories(config);
+            if (lock != null) {
+                refuseUnwritableRegistry(config, listed);
+            }
         } catch (IOException e) {
             releaseAfterRefusal(lock);
             throw new SluiceException("cannot read data directory " + config.dataDir() + ": " + e, e);
@@ -330,6 +334,47 @@ final class NodeImpl implements SluiceNode {
         } catch (RuntimeException e) {
             node.close();
             throw e;
+        }
+    }
+
+    /**
+     * Two configured partitions whose directories are one (a symbolic link made to spread tenants over disks, pointing
+     * at the wrong one): each RocksDB instance deleted the other's files as obsolete, and the partition was lost at the
+     * next open (damaged-store probe, 2026-11-28). RocksDB's own lock does not see it (same process, another path).
+     */
+    private static void refuseSharedDirectories(SluiceConfig config) throws IOException {
+        Map<Path, String> seen = new LinkedHashMap<>();
+        for (String name : config.partitions()) {
+            Path dir = config.dataDir().resolve("partitions").resolve(name);
+            if (!Files.exists(dir)) {
+                continue; // created by this open, as a directory of its own
+            }
+            Path real = dir.toRealPath();
+            String other = seen.putIfAbsent(real, name);
+            if (other != null) {
+                throw new SluiceException("partitions '" + other + "' and '" + name + "' are the same directory ("
+                        + real + "; a symbolic link points one at the other's); two RocksDB instances in one directory"
+                        + " delete each other's files. Point each partition at a directory of its own; Sluice opened"
+                        + " nothing");
+            }
+        }
+    }
+
+    /**
+     * The partition list ({@link PartitionRegistry}) is rewritten after the partitions are open when this open adds to
+     * it; a data directory that cannot be written then refused the open only after the partitions had been opened for
+     * writing and a new one created (damaged-store probe, 2026-11-28). Checked here, before anything changes.
+     */
+    private static void refuseUnwritableRegistry(SluiceConfig config, Set<String> listed) throws IOException {
+        Path dataDir = config.dataDir();
+        Set<String> all = new java.util.TreeSet<>(listed);
+        all.addAll(config.partitions());
+        all.addAll(PartitionRegistry.onDisk(dataDir.resolve("partitions")));
+        boolean writes = !all.equals(listed) || !Files.exists(dataDir.resolve(PartitionRegistry.FILE));
+        if (writes && !Files.isWritable(dataDir)) {
+            throw new SluiceException("data directory " + dataDir + " is not writable by this process, and this open"
+                    + " must update its partition list " + PartitionRegistry.FILE + " (partitions " + all
+                    + "; recorded: " + new java.util.TreeSet<>(listed) + "); Sluice opened nothing");
         }
     }
 
