@@ -63,6 +63,7 @@ final class ManifestEdits {
             Set<Long> deleted,
             Set<Long> added,
             long logNumber,
+            long lastSequence,
             long columnFamily,
             boolean columnFamilyChange,
             boolean atomicGroup) {}
@@ -110,9 +111,35 @@ final class ManifestEdits {
                             floor[0] = e.logNumber(); // edits are applied in order: the latest one holds
                         }
                     },
-                    () -> unsure[0] = true); // a record too large to read: what it says is not known
+                    header -> unsure[0] = true); // a record too large to read: what it says is not known
         }
         return unsure[0] ? 0 : floor[0];
+    }
+
+    /**
+     * The largest sequence number the MANIFESTs up to {@code CURRENT}'s record ({@code kLastSequence}): every write
+     * numbered at or below it was made before the last edit that survives, so it is in a live SST or in a WAL RocksDB
+     * replays (or was dropped by a compaction as overwritten). A write numbered above it that an SST holds came from a
+     * flush or compaction whose edit is not in the MANIFEST. Returns -1 when that cannot be told for sure: no edit gives
+     * it, or a record does not decode (its sequence could be larger), or is too large to read.
+     */
+    static long lastSequence(Path dir) throws IOException {
+        long[] last = {-1};
+        boolean[] unsure = {false};
+        for (Path m : manifests(dir).values()) {
+            WalCheck.forEachRecord(
+                    m,
+                    bytes -> {
+                        Edit e = decode(bytes);
+                        if (e == null) {
+                            unsure[0] = true;
+                        } else {
+                            last[0] = Math.max(last[0], e.lastSequence());
+                        }
+                    },
+                    header -> unsure[0] = true);
+        }
+        return unsure[0] ? -1 : last[0];
     }
 
     /** The MANIFESTs of {@code dir} numbered up to the one {@code CURRENT} names, in order. */
@@ -162,6 +189,7 @@ final class ManifestEdits {
         Set<Long> out = new HashSet<>();
         Set<Long> added = new HashSet<>();
         long logNumber = -1;
+        long lastSequence = -1;
         long columnFamily = 0;
         boolean columnFamilyChange = false;
         boolean atomicGroup = false;
@@ -171,7 +199,8 @@ final class ManifestEdits {
                 long tag = varint(edit, pos);
                 switch ((int) tag) {
                     case LOG_NUMBER -> logNumber = varint(edit, pos);
-                    case NEXT_FILE, LAST_SEQUENCE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
+                    case LAST_SEQUENCE -> lastSequence = varint(edit, pos);
+                    case NEXT_FILE, PREV_LOG_NUMBER, MIN_LOG_TO_KEEP -> varint(edit, pos);
                     case COLUMN_FAMILY -> columnFamily = varint(edit, pos);
                     case MAX_COLUMN_FAMILY -> varint(edit, pos);
                     case IN_ATOMIC_GROUP -> {
@@ -230,7 +259,7 @@ final class ManifestEdits {
                 }
             }
             return pos[0] == edit.length
-                    ? new Edit(out, added, logNumber, columnFamily, columnFamilyChange, atomicGroup)
+                    ? new Edit(out, added, logNumber, lastSequence, columnFamily, columnFamilyChange, atomicGroup)
                     : null;
         } catch (IndexOutOfBoundsException e) {
             return null;

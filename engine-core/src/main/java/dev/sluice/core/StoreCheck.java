@@ -2,6 +2,8 @@ package dev.sluice.core;
 
 import dev.sluice.core.spi.Profile;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
@@ -215,6 +218,7 @@ final class StoreCheck {
                     live.add(Path.of(f.fileName()).getFileName().toString());
                 }
                 Set<Long> deleted = null;
+                SequenceCoverage sequences = null;
                 for (String n : list(dir)) {
                     if (n.endsWith(".sst") && !live.contains(n)) {
                         if (deleted == null) {
@@ -230,6 +234,10 @@ final class StoreCheck {
                                             n);
                             continue;
                         }
+                        if (sequences == null) {
+                            sequences = SequenceCoverage.of(dir);
+                        }
+                        checkOrphanSequences(name, dir, n, sequences);
                         checkOrphan(name, dir, n, ro, options);
                     }
                 }
@@ -409,6 +417,83 @@ final class StoreCheck {
     }
 
     /**
+     * The first rule for an orphan, by sequence numbers: every write an SST holds that is numbered above the MANIFEST's
+     * last sequence ({@link ManifestEdits#lastSequence}) was made after the last edit that survives, so it must also be
+     * in a WAL RocksDB replays — the output of a flush cut short by a crash is (its WAL is deleted only once the flush's
+     * edit is in the MANIFEST), and a compaction's output holds only writes of its inputs, all older than the edit that
+     * made them live. A write numbered above it that no replayed WAL holds means the MANIFEST lost a committed flush,
+     * whose WAL was deleted: the orphan is the only copy. This catches what the value rule of {@link #checkOrphan}
+     * cannot see: deletions (an SST iterator hides them, so a lost flush of deletes looked empty and the deleted keys
+     * came back), and values equal to an older, overwritten version still in a live SST (damaged-store probe,
+     * 2026-11-28). The orphan's largest sequence number comes from its properties block ({@link SstProperties}); an
+     * SST that does not give it, or a MANIFEST or WAL this reader cannot fully read, leaves the value rule alone.
+     */
+    private static void checkOrphanSequences(String name, Path dir, String file, SequenceCoverage sequences) {
+        if (sequences.manifestLast() < 0) {
+            return;
+        }
+        OptionalLong largest = SstProperties.largestSeqno(dir.resolve(file));
+        if (largest.isEmpty() || largest.getAsLong() <= sequences.manifestLast()) {
+            return;
+        }
+        long missing = sequences.firstNotInWal(sequences.manifestLast() + 1, largest.getAsLong());
+        if (missing >= 0) {
+            throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": " + file
+                    + " is not in the version recovered from the MANIFEST, and holds writes numbered up to "
+                    + largest.getAsLong() + " while the MANIFEST accounts for writes up to "
+                    + sequences.manifestLast() + " only and no WAL holds write " + missing
+                    + ": the MANIFEST lost a committed flush (truncated or damaged), and opening would delete the only"
+                    + " copy of those writes (deletions among them would be undone). Sluice did not open or change it."
+                    + " Restore the partition from a backup.");
+        }
+    }
+
+    /**
+     * The MANIFEST's last sequence and the sequence numbers the replayed WALs hold (each intact record's {@code [seq,
+     * seq + count)} from its WriteBatch header), for {@link #checkOrphanSequences}.
+     */
+    private record SequenceCoverage(long manifestLast, java.util.NavigableMap<Long, Long> walRanges) {
+        static SequenceCoverage of(Path dir) throws IOException {
+            long last = ManifestEdits.lastSequence(dir);
+            java.util.TreeMap<Long, Long> ranges = new java.util.TreeMap<>(); // first seq -> last seq
+            if (last >= 0) {
+                long replayed = ManifestEdits.liveWalFloor(dir);
+                java.util.function.Consumer<byte[]> add = batch -> {
+                    if (batch.length >= 12) {
+                        ByteBuffer h = ByteBuffer.wrap(batch, 0, 12).order(ByteOrder.LITTLE_ENDIAN);
+                        long seq = h.getLong();
+                        long count = h.getInt() & 0xFFFFFFFFL;
+                        if (count > 0) {
+                            ranges.merge(seq, seq + count - 1, Math::max);
+                        }
+                    }
+                };
+                for (String n : list(dir)) {
+                    if (n.endsWith(".log") && WalCheck.walNumber(dir.resolve(n)) >= replayed) {
+                        WalCheck.forEachRecord(dir.resolve(n), add, add);
+                    }
+                }
+            }
+            return new SequenceCoverage(last, ranges);
+        }
+
+        /** The first sequence number in {@code [from, to]} no replayed WAL record holds, or -1 when they all are. */
+        long firstNotInWal(long from, long to) {
+            long next = from;
+            for (Map.Entry<Long, Long> r : walRanges.headMap(to, true).entrySet()) {
+                if (r.getKey() > next) {
+                    return next;
+                }
+                next = Math.max(next, r.getValue() + 1);
+                if (next > to) {
+                    return -1;
+                }
+            }
+            return next > to ? -1 : next;
+        }
+    }
+
+    /**
      * Where else a (key, value) may be: live SSTs (opened lazily, by key range) and the puts of every WAL RocksDB will
      * replay (numbered at or above the MANIFEST's log number).
      */
@@ -436,7 +521,7 @@ final class StoreCheck {
                                     walUnknown = true;
                                 }
                             },
-                            () -> walUnknown = true); // a batch over 256 MiB: not read (heap), its puts unknown
+                            header -> walUnknown = true); // a batch over 256 MiB: not read (heap), its puts unknown
                 }
             }
         }

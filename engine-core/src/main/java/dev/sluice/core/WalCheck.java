@@ -454,7 +454,7 @@ final class WalCheck {
      * order; bad records and fragments whose start is missing are skipped.
      */
     static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink) throws IOException {
-        forEachRecord(wal, sink, () -> {});
+        forEachRecord(wal, sink, header -> {});
     }
 
     /** The largest logical record {@link #forEachRecord} hands over whole; a larger one is skipped. */
@@ -462,11 +462,14 @@ final class WalCheck {
 
     /**
      * As {@link #forEachRecord(Path, java.util.function.Consumer)}, but a record larger than {@link #MAX_RECORD_BYTES}
-     * is not assembled on the heap: {@code tooLarge} runs instead, once per such record.
+     * is not assembled on the heap: {@code tooLarge} gets its first (up to) 12 bytes instead — a WriteBatch's header,
+     * its sequence number and count — once per such record.
      */
-    static void forEachRecord(Path wal, java.util.function.Consumer<byte[]> sink, Runnable tooLarge)
+    static void forEachRecord(
+            Path wal, java.util.function.Consumer<byte[]> sink, java.util.function.Consumer<byte[]> tooLarge)
             throws IOException {
         ByteArrayOutputStream logical = new ByteArrayOutputStream();
+        byte[] firstBytes = new byte[0]; // of the fragmented record being assembled
         boolean inFragmented = false;
         boolean skipping = false; // inside a fragmented record already over the limit
         byte[] block = new byte[BLOCK];
@@ -492,6 +495,8 @@ final class WalCheck {
                     } else if (base == 2) {
                         logical.reset();
                         logical.write(block, pos + header, len);
+                        firstBytes =
+                                java.util.Arrays.copyOfRange(block, pos + header, pos + header + Math.min(12, len));
                         inFragmented = true;
                         skipping = false;
                     } else if ((base == 3 || base == 4) && inFragmented) {
@@ -499,7 +504,7 @@ final class WalCheck {
                             logical.reset();
                             logical = new ByteArrayOutputStream(); // let the large buffer go
                             skipping = true;
-                            tooLarge.run();
+                            tooLarge.accept(firstBytes);
                         }
                         if (!skipping) {
                             logical.write(block, pos + header, len);

@@ -398,6 +398,178 @@ class StoreOpenSafetyTest {
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
+    /**
+     * Cuts {@code partition}'s MANIFEST just before the record whose edit adds file {@code number}: that edit and every
+     * later one lost, as a truncated or torn MANIFEST loses them. MANIFEST records here are small, one per record.
+     */
+    private static void cutManifestBefore(Path partition, long number) throws IOException {
+        cutManifestBefore(partition, e -> e.added().contains(number), "an edit adding " + number);
+    }
+
+    private static void cutManifestBefore(
+            Path partition, java.util.function.Predicate<ManifestEdits.Edit> edit, String what) throws IOException {
+        String current = Files.readString(partition.resolve("CURRENT")).strip();
+        Path manifest = partition.resolve(current);
+        byte[] b = Files.readAllBytes(manifest);
+        int pos = 0;
+        while (pos + 7 <= b.length) {
+            int len = (b[pos + 4] & 0xFF) | (b[pos + 5] & 0xFF) << 8;
+            ManifestEdits.Edit e = ManifestEdits.decode(java.util.Arrays.copyOfRange(b, pos + 7, pos + 7 + len));
+            if (e != null && edit.test(e)) {
+                try (java.nio.channels.FileChannel ch =
+                        java.nio.channels.FileChannel.open(manifest, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(pos);
+                }
+                return;
+            }
+            pos += 7 + len;
+        }
+        throw new AssertionError("no " + what + " in " + manifest);
+    }
+
+    private static long newestSst(Path partition) throws IOException {
+        return ssts(partition).stream()
+                .mapToLong(n -> Long.parseLong(n.replace(".sst", "")))
+                .max()
+                .orElseThrow();
+    }
+
+    /**
+     * Damaged-store probe (2026-11-28): a lost flush of SYNC deletes. The orphan holds tombstones only, which an SST
+     * iterator does not show, so the value rule saw an empty file; the store opened with the 500 deleted keys back and
+     * RocksDB deleted the orphan. SYNC writes after the flush and a clean close did not help: the recovered sequence
+     * still reached the recorded one.
+     */
+    @Test
+    void aLostFlushOfDeletesIsRefusedNotUndone() throws Exception {
+        Path part = dir.resolve("partitions/default");
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            Partition p = n.defaultPartition();
+            for (int i = 0; i < 1000; i++) {
+                p.put(key(i), ("v" + i).getBytes(), WriteMode.SYNC);
+            }
+            p.flush();
+            for (int i = 0; i < 500; i++) {
+                p.delete(key(i), WriteMode.SYNC);
+            }
+            p.flush();
+            for (int i = 1000; i < 1010; i++) {
+                p.put(key(i), "later".getBytes(), WriteMode.SYNC);
+            }
+        }
+        long deletes = newestSst(part);
+        cutManifestBefore(part, deletes);
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining(String.format("%06d.sst", deletes))
+                .hasMessageContaining("the MANIFEST lost a committed flush");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    /**
+     * Damaged-store probe (2026-11-28): keys written on, off, on, a flush after each; the last flush's edit lost. Its
+     * values equal the first flush's, still live, so the value rule counted them as covered, and the keys read "off".
+     */
+    @Test
+    void aLostFlushWhoseValuesEqualAnOverwrittenVersionIsRefused() throws Exception {
+        Path part = dir.resolve("partitions/default");
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            Partition p = n.defaultPartition();
+            for (String v : new String[] {"on", "off", "on"}) {
+                for (int i = 0; i < 100; i++) {
+                    p.put(key(i), v.getBytes(), WriteMode.SYNC);
+                }
+                p.flush();
+            }
+        }
+        long last = newestSst(part);
+        cutManifestBefore(part, last);
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir)))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining(String.format("%06d.sst", last))
+                .hasMessageContaining("the MANIFEST lost a committed flush");
+        assertThat(hashes(dir)).isEqualTo(before);
+    }
+
+    /**
+     * The crash states the sequence rule must accept, with RocksDB's own files (real sequence numbers): a flush whose
+     * edit never reached the MANIFEST (its WAL still on disk), and a compaction whose edit never did (its inputs still
+     * on disk). Made by cutting the MANIFEST before the edit and putting back what RocksDB deleted after it.
+     */
+    @Test
+    void realFlushAndCompactionLeftoversWithTheirSourcesOnDiskOpen() throws Exception {
+        Path part = dir.resolve("partitions/default");
+        Path aside = Files.createDirectories(dir.resolveSibling(dir.getFileName() + "-aside"));
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            Partition p = n.defaultPartition();
+            for (int i = 0; i < 100; i++) {
+                p.put(key(i), ("v" + i).getBytes(), WriteMode.SYNC);
+            }
+            try (Stream<Path> s = Files.list(part)) {
+                for (Path wal : s.filter(f -> f.toString().endsWith(".log")).toList()) {
+                    Files.copy(wal, aside.resolve(wal.getFileName()));
+                }
+            }
+            p.flush();
+        }
+        cutManifestBefore(part, newestSst(part));
+        try (Stream<Path> s = Files.list(aside)) {
+            for (Path wal : s.toList()) {
+                Files.copy(wal, part.resolve(wal.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.delete(wal);
+            }
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            for (int i = 0; i < 100; i++) {
+                assertThat(n.defaultPartition().get(key(i))).isEqualTo(("v" + i).getBytes());
+            }
+        }
+        // a compaction of flushed, overlapping tables (RocksDB's L0 trigger: 4), one key deleted in them; no write
+        // after it, so that its edit is the last one
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            Partition p = n.defaultPartition();
+            java.util.function.BooleanSupplier inputsUnlinked = () -> {
+                try (Stream<Path> s = Files.list(aside)) {
+                    return s.anyMatch(f -> !Files.exists(part.resolve(f.getFileName())));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            for (int round = 0; round < 8 && !inputsUnlinked.getAsBoolean(); round++) {
+                for (int i = 0; i < 200; i += 2) { // overlapping tables: merged, not moved to L1 as they are
+                    p.put(key(i + round % 2), ("v" + (i + round % 2)).getBytes(), WriteMode.SYNC);
+                }
+                p.delete(key(5), WriteMode.SYNC); // deleted in every table that writes it
+                p.flush();
+                for (String sst : ssts(part)) {
+                    if (!Files.exists(aside.resolve(sst))) {
+                        Files.copy(part.resolve(sst), aside.resolve(sst));
+                    }
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                while (!inputsUnlinked.getAsBoolean() && System.nanoTime() < deadline) {
+                    Thread.sleep(20); // a compaction commits and RocksDB unlinks its inputs
+                }
+            }
+            assertThat(inputsUnlinked.getAsBoolean()).as("compacted").isTrue();
+        }
+        cutManifestBefore(part, e -> !e.deleted().isEmpty() && !e.added().isEmpty(), "compaction's edit");
+        try (Stream<Path> s = Files.list(aside)) {
+            for (Path sst : s.toList()) {
+                if (!Files.exists(part.resolve(sst.getFileName()))) {
+                    Files.copy(sst, part.resolve(sst.getFileName()));
+                }
+            }
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir))) {
+            assertThat(n.defaultPartition().get(key(5))).isNull();
+            assertThat(n.defaultPartition().get(key(6))).isEqualTo("v6".getBytes());
+            assertThat(n.defaultPartition().get(key(199))).isEqualTo("v199".getBytes());
+        }
+    }
+
     @Test
     void anSstTheManifestDoesNotKnowWhoseKeysAreNowhereElseIsRefused() throws Exception {
         try (SluiceNode n = Sluice.open(cfg(dir))) {
@@ -553,6 +725,31 @@ class StoreOpenSafetyTest {
                 .hasMessageContaining("partition 'c'")
                 .hasMessageContaining("symbolic link to nothing");
         assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+    }
+
+    /**
+     * Damaged-store probe (2026-11-28): partition b's directory replaced by a link to a's. Both opened, each RocksDB
+     * deleted the other's files as obsolete, and the next open found a's SSTs gone.
+     */
+    @Test
+    void twoPartitionsThatAreOneDirectoryAreRefusedAndNothingIsTouched() throws IOException {
+        twoPartitionStore();
+        Path b = dir.resolve("partitions/b");
+        try (Stream<Path> s = Files.walk(b)) {
+            s.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
+        }
+        Files.createSymbolicLink(b, dir.resolve("partitions/a"));
+        Map<String, String> before = hashes(dir.resolve("partitions/a"));
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                .isInstanceOf(SluiceException.class)
+                .hasMessageContaining("partitions 'a' and 'b' are the same directory")
+                .hasMessageContaining("opened nothing");
+        assertThat(hashes(dir.resolve("partitions/a"))).isEqualTo(before);
+        Files.delete(b);
+        try (SluiceNode n = Sluice.open(cfg(dir, "a"))) {
+            assertThat(n.partition("a").get(key(1))).isNotNull();
+        }
     }
 
     /** A *.log that is not a regular file is named, and a FIFO is never opened (reading it would block the open). */
