@@ -1,7 +1,7 @@
 package dev.sluice.cassandra;
 
 import dev.sluice.core.ConfigException;
-import dev.sluice.core.SluiceConfig;
+import dev.sluice.core.config.ListSyntax;
 import dev.sluice.core.config.Option;
 import dev.sluice.core.config.OptionSet;
 import dev.sluice.core.config.OptionValues;
@@ -100,16 +100,27 @@ record NodeSettings(
         OptionValues values = OPTIONS.parse(PREFIX, own);
         Map<String, ControlLoopProvider> known = knownControllers();
         List<String> controls = new ArrayList<>();
-        for (String n : SluiceConfig.splitList(values.get(CONTROLS))) {
+        for (String n : ListSyntax.split(values.get(CONTROLS))) {
             if (n.isEmpty()) {
                 // 'admission,,adoc' or a trailing comma: a name left out by mistake, refused as the engine's
                 // controls option and the bench's scenario files refuse it
                 throw new ConfigException("system property sluice.controls = '" + values.get(CONTROLS)
                         + "' has an empty item; list controller names separated by single commas");
             }
+            if (ROCKSDB_ONLY.contains(n)) {
+                throw new ConfigException("system property sluice.controls: '" + n + "' runs on RocksDB only (on"
+                        + " Cassandra: "
+                        + known.keySet().stream()
+                                .filter(k -> !ROCKSDB_ONLY.contains(k))
+                                .toList()
+                        + ")");
+            }
             if (!known.containsKey(n)) {
                 throw new ConfigException("system property sluice.controls: '" + n
-                        + "' is not a known controller; known: " + known.keySet());
+                        + "' is not a known controller; known: "
+                        + known.keySet().stream()
+                                .filter(k -> !ROCKSDB_ONLY.contains(k))
+                                .toList());
             }
             if (controls.contains(n)) {
                 throw new ConfigException("system property sluice.controls names '" + n + "' twice");
@@ -140,6 +151,15 @@ record NodeSettings(
                 file.isBlank() ? null : Path.of(file),
                 known);
     }
+
+    /**
+     * Controllers the shaded jar carries (they are engine-neutral code) that are not made for a Cassandra node: {@code
+     * vlsm-l0} picks L0 files and the L1 files they overlap, but a user-defined compaction here takes the named sstables
+     * only, so each of its actions rewrote one sstable to itself (Cassandra probe, 2026-11-28); {@code deferral} is
+     * FlexEngine's multi-tenant deferral, measured on RocksDB partitions only. Refused by name instead of run.
+     */
+    static final java.util.Set<String> ROCKSDB_ONLY =
+            java.util.Set.of("vlsm-l0", "deferral", "calcspar-cache", "flex-partition");
 
     /**
      * Controllers on the plugin's classpath by name (the shaded jar brings the engine-neutral ones: admission, cruise,

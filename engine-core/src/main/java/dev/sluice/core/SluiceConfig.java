@@ -443,15 +443,7 @@ public record SluiceConfig(
      * {@code [a, b]}); blank means empty. Shared by every Sluice properties reader.
      */
     public static List<String> splitList(String v) {
-        String s = v.trim();
-        if (s.startsWith("[") && s.endsWith("]")) {
-            s = s.substring(1, s.length() - 1);
-        }
-        if (s.isBlank()) {
-            return List.of();
-        }
-        // -1: a trailing comma ("admission,") is an empty item, refused as "admission,,adoc" is, not dropped
-        return Arrays.stream(s.split(",", -1)).map(String::trim).toList();
+        return dev.sluice.core.config.ListSyntax.split(v);
     }
 
     /** Why {@code names} cannot be the partitions, or null when they can. */
