@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code admission_rate} → native-transport requests/s ({@code StorageService.setNativeTransportMaxRequestsPerSecond}
  *       with rate limiting enabled). Cassandra's limit is node-wide: it is set to the sum of the tables' finite rates;
- *       when no table has a finite rate, rate limiting is switched off.
+ *       when no table has a finite rate (or the last table with one leaves), the node's own setting from before is
+ *       put back (rate limiting off, unless the operator had it on).
  *   <li>{@code max_background_jobs} (RocksDB's flush + compaction threads) → concurrent compactors, with the quarter
- *       RocksDB gives to flushes taken off ({@code jobs − max(1, jobs/4)}, at least 1); node-wide: the largest asked.
+ *       RocksDB gives to flushes taken off ({@code jobs − max(1, jobs/4)}, at least 1); node-wide: the largest asked;
+ *       the node's own count again once no table asks.
  *   <li>{@code compaction_concurrency} → at most that many compactions of the table at once, by withholding
  *       background tasks in {@link SluiceCompactionStrategy#getNextBackgroundTask}.
  *   <li>{@code auto_compactions} off → the table's background tasks are withheld (flushes go on); on → released, and
@@ -91,7 +93,35 @@ final class CassandraActuators implements Actuators {
             throw new ActionFailure("admission_rate must be positive, got " + requestsPerSecond);
         }
         admission.put(partition, requestsPerSecond);
+        applyAdmission();
+    }
+
+    /**
+     * A table left the control plane (dropped, or its strategy changed): its rate leaves the node-wide sum, and its
+     * compactor count the node-wide maximum, at once. Until 2026-11-28 they stayed until another table's rate was set,
+     * so a node whose last plugin table left kept limiting every request to the last sum (Cassandra probe).
+     */
+    void tableLeft(String partition) {
+        if (admission.remove(partition) != null) {
+            applyAdmission();
+        }
+        if (jobs.remove(partition) != null) {
+            applyJobs();
+        }
+    }
+
+    /** The node's native-transport settings before admission first changed them: put back when no rate is left. */
+    private Boolean limitingBefore;
+
+    private int maxRequestsBefore;
+    private int compactorsBefore = -1;
+
+    private void applyAdmission() {
         admission.keySet().retainAll(names.get());
+        if (limitingBefore == null) {
+            limitingBefore = StorageService.instance.getNativeTransportRateLimitingEnabled();
+            maxRequestsBefore = StorageService.instance.getNativeTransportMaxRequestsPerSecond();
+        }
         double sum = 0;
         boolean any = false;
         for (double r : admission.values()) {
@@ -101,7 +131,9 @@ final class CassandraActuators implements Actuators {
             }
         }
         if (!any) {
-            StorageService.instance.setNativeTransportRateLimitingEnabled(false);
+            // the operator's own setting (usually off), not whatever admission last set
+            StorageService.instance.setNativeTransportMaxRequestsPerSecond(maxRequestsBefore);
+            StorageService.instance.setNativeTransportRateLimitingEnabled(limitingBefore);
             nodeAdmissionRate = Double.POSITIVE_INFINITY;
             return;
         }
@@ -118,9 +150,21 @@ final class CassandraActuators implements Actuators {
             throw new ActionFailure("max_background_jobs must be at least 1, got " + count);
         }
         jobs.put(partition, count);
+        applyJobs();
+    }
+
+    private void applyJobs() {
         jobs.keySet().retainAll(names.get());
-        int most = jobs.values().stream().mapToInt(Integer::intValue).max().orElse(count);
-        int compactors = Math.max(1, most - Math.max(1, most / 4));
+        if (compactorsBefore < 0) {
+            compactorsBefore = StorageService.instance.getConcurrentCompactors();
+        }
+        int compactors;
+        if (jobs.isEmpty()) {
+            compactors = compactorsBefore; // no table asks any more: the node's own setting
+        } else {
+            int most = jobs.values().stream().mapToInt(Integer::intValue).max().orElseThrow();
+            compactors = Math.max(1, most - Math.max(1, most / 4));
+        }
         if (StorageService.instance.getConcurrentCompactors() != compactors) {
             StorageService.instance.setConcurrentCompactors(compactors);
         }

@@ -60,6 +60,9 @@ final class NodeControl {
     private final CassandraSensors sensors = new CassandraSensors();
     private final CassandraActuators actuators;
     private final ControlPlane plane;
+    /** The controllers the plane runs (told when a table leaves: {@link ControlLoop#forget}). */
+    private final List<ControlLoop> loops;
+
     private final ControlEventLog events;
     private final ScheduledExecutorService thread;
     private final Ticker ticker = Ticker.systemTicker();
@@ -87,6 +90,7 @@ final class NodeControl {
                     + settings.eventsFile() + ": cannot open it for appending (" + e.getCause() + ")");
         }
         List<ControlLoop> loops = new ArrayList<>();
+        this.loops = loops;
         for (String name : settings.controls()) {
             ControlLoopProvider p = settings.providers().get(name);
             try {
@@ -143,6 +147,16 @@ final class NodeControl {
         if (t != null && t.strategies.remove(s) && t.strategies.isEmpty()) {
             tables.remove(name, t);
             log.info("sluice: table {} leaves the control plane", name);
+            // on the control thread, between ticks: its rate leaves the node's limit, and a table created again under
+            // the same name starts in warm-up instead of with the dropped one's rate (Cassandra probe, 2026-11-28)
+            try {
+                thread.execute(() -> {
+                    actuators.tableLeft(name);
+                    loops.forEach(l -> l.forget(name));
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the node is shutting down
+            }
         }
     }
 

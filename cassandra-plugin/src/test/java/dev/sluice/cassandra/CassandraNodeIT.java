@@ -271,4 +271,27 @@ class CassandraNodeIT {
                 .doesNotContain("NoClassDefFoundError")
                 .doesNotContain("ClassNotFoundException");
     }
+
+    /**
+     * Cassandra probe (2026-11-28): after the last plugin table left (ALTER to another strategy), the node kept limiting
+     * every request to the last sum of the tables' rates until a restart.
+     */
+    @Test
+    @Order(7)
+    void whenTheLastPluginTableLeavesTheNodeStopsLimitingRequests() throws Exception {
+        String ss = "org.apache.cassandra.db:type=StorageService";
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((Boolean) node.attribute(ss, "NativeTransportRateLimitingEnabled"))
+                        .isTrue());
+        for (String table : (String[]) node.attribute(VIEW, "Tables")) {
+            cql.execute("ALTER TABLE " + table + " WITH compaction = {'class': 'UnifiedCompactionStrategy'}");
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat((String[]) node.attribute(VIEW, "Tables")).isEmpty();
+            assertThat((Boolean) node.attribute(ss, "NativeTransportRateLimitingEnabled"))
+                    .isFalse();
+            assertThat((Double) node.attribute(VIEW, "AdmissionRate")).as("-1: no limit").isEqualTo(-1.0);
+        });
+        assertAllRowsBack("t_ucs", 1500);
+    }
 }

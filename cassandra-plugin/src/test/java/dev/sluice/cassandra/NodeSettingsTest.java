@@ -63,6 +63,17 @@ class NodeSettingsTest {
                 .hasMessageContaining("sluice.tikc.ms");
         assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", "admission,admission"))))
                 .hasMessageContaining("names 'admission' twice");
+        // in the shaded jar, but not made for a Cassandra node: refused by name (Cassandra probe, 2026-11-28)
+        for (String v : new String[] {"vlsm-l0", "admission,deferral"}) {
+            assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", v))))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("runs on RocksDB only (on Cassandra: ")
+                    .hasMessageContaining("admission");
+        }
+        // the engine's list syntax: brackets as in a properties file
+        assertThat(NodeSettings.from(props(Map.of("sluice.controls", "[admission]")))
+                        .controls())
+                .containsExactly("admission");
         // an empty item is a name left out, not nothing: refused as the engine's controls option refuses it
         for (String v : new String[] {"admission,", "admission,,cruise-compaction-priority", ",admission"}) {
             assertThatThrownBy(() -> NodeSettings.from(props(Map.of("sluice.controls", v))))

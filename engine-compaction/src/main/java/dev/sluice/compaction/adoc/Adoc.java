@@ -145,6 +145,12 @@ public final class Adoc implements ControlLoop {
         return "adoc";
     }
 
+    /** {@inheritDoc} */
+    @Override
+    public void forget(String partition) {
+        states.remove(partition);
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
         List<Action> out = new ArrayList<>();

@@ -178,6 +178,17 @@ public final class CompactionPriority implements ControlLoop {
         return holds.containsKey(partition);
     }
 
+    /** {@inheritDoc} */
+    @Override
+    public void forget(String partition) {
+        compactionRate.remove(partition);
+        writeRate.remove(partition);
+        pending.remove(partition);
+        holds.remove(partition);
+        noHoldUntil.remove(partition);
+        drains.remove(partition);
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
         List<Action> out = new ArrayList<>();

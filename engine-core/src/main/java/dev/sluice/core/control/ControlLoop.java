@@ -15,4 +15,12 @@ public interface ControlLoop {
     String name();
 
     List<Action> decide(NodeSnapshot snapshot, long nowNanos);
+
+    /**
+     * The partition left the node (on Cassandra: its table was dropped, or stopped using the strategy): drop what is
+     * kept for it, so that a partition of the same name that joins later starts afresh (warm-up included) instead of
+     * inheriting its predecessor's rates. Called on the tick thread, between ticks. A RocksDB node's partitions are fixed
+     * while it runs, so it never calls this.
+     */
+    default void forget(String partition) {}
 }

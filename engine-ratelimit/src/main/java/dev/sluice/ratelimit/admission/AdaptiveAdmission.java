@@ -324,6 +324,12 @@ public final class AdaptiveAdmission implements ControlLoop {
         return measuredBytesPerSecond;
     }
 
+    /** {@inheritDoc} */
+    @Override
+    public void forget(String partition) {
+        states.remove(partition);
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
         measure(snapshot);

@@ -38,6 +38,13 @@ public final class StaticAdmission implements ControlLoop {
         return fixed.get(partition);
     }
 
+    /** {@inheritDoc} */
+    @Override
+    public void forget(String partition) {
+        measured.remove(partition);
+        fixed.remove(partition);
+    }
+
     @Override
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
         List<Action> out = new ArrayList<>();

@@ -142,6 +142,25 @@ class AdaptiveAdmissionTest {
         assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
     }
 
+    /**
+     * Cassandra probe (2026-11-28): a table dropped and created again under its name inherited the dropped one's rate
+     * and skipped warm-up. After forget, the partition warms up again like a new one.
+     */
+    @Test
+    void aForgottenPartitionWarmsUpAgain() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        for (int i = 0; i < 4; i++) {
+            c.decide(tick(0.3, 5000, 5000, 5), now);
+        }
+        assertThat(rateOf(c.decide(tick(0.3, 5000, 5000, 5), now))).isCloseTo(10_000, within(1.0));
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
+        c.forget("p");
+        assertThat(c.decide(tick(0.3, 1000, 1000, 5), now))
+                .as("warm-up again: no rate from the forgotten partition")
+                .isEmpty();
+        assertThat(c.state("p").mode()).isNotEqualTo(AdaptiveAdmission.Mode.FEEDBACK);
+    }
+
     @Test
     void feedbackFollowsEquation2UpWhenLowAndDownWhenHigh() {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(10_000, 0, 0));
