@@ -290,7 +290,9 @@ class CassandraNodeIT {
             assertThat((String[]) node.attribute(VIEW, "Tables")).isEmpty();
             assertThat((Boolean) node.attribute(ss, "NativeTransportRateLimitingEnabled"))
                     .isFalse();
-            assertThat((Double) node.attribute(VIEW, "AdmissionRate")).as("-1: no limit").isEqualTo(-1.0);
+            assertThat((Double) node.attribute(VIEW, "AdmissionRate"))
+                    .as("-1: no limit")
+                    .isEqualTo(-1.0);
         });
         assertAllRowsBack("t_ucs", 1500);
     }
