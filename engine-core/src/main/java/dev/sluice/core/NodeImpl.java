@@ -509,7 +509,14 @@ final class NodeImpl implements SluiceNode {
         Properties p = new Properties();
         p.load(new java.io.StringReader(text));
         String format = p.getProperty("format");
-        if (!FORMAT.equals(format)) {
+        if (format == null) {
+            // a truncated or emptied marker read as "says format=null" (damaged-store probe, 2026-11-28)
+            throw new StoreCorruptedException("the store marker " + marker + " has no format line (it is damaged or"
+                    + " truncated; a Sluice store's marker reads 'format=" + FORMAT
+                    + "'); the store was left untouched."
+                    + " If this directory is a Sluice store, write that line back into the marker");
+        }
+        if (!FORMAT.equals(format.strip())) {
             throw new StoreCorruptedException("the store marker " + marker + " says format=" + format
                     + ", but this Sluice reads format " + FORMAT + "; the store was left untouched");
         }

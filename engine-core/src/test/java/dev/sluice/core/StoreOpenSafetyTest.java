@@ -1105,6 +1105,25 @@ class StoreOpenSafetyTest {
         assertThat(hashes(dir)).isEqualTo(before);
     }
 
+    /** Damaged-store probe (2026-11-28): an emptied marker was reported as "says format=null". */
+    @Test
+    void aMarkerWithoutItsFormatLineSaysSoAndTrailingBlanksAreRead() throws IOException {
+        twoPartitionStore();
+        Path marker = dir.resolve("SLUICE");
+        String good = Files.readString(marker);
+        Files.writeString(marker, "");
+        Map<String, String> before = hashes(dir);
+        assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                .isInstanceOf(StoreCorruptedException.class)
+                .hasMessageContaining("has no format line")
+                .hasMessageContaining("format=1");
+        assertThat(hashes(dir)).isEqualTo(before);
+        Files.writeString(marker, good.replace("format=1", "format = 1   "));
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            assertThat(n.partition("a").get(key(1))).isNotNull();
+        }
+    }
+
     @Test
     void aMarkerThatIsADirectoryIsNamed() throws IOException {
         Files.createDirectories(dir.resolve("partitions"));
