@@ -120,11 +120,23 @@ final class NodeControl {
         } catch (Exception e) {
             log.warn("sluice: cannot register the JMX view {}: {}", MBEAN_NAME, e.toString());
         }
-        try {
-            VirtualKeyspaceRegistry.instance.register(
-                    new VirtualKeyspace(ControlEventsTable.KEYSPACE, List.of(new ControlEventsTable(events))));
-        } catch (RuntimeException e) {
-            log.warn("sluice: cannot register the virtual table sluice.control_events: {}", e.toString());
+        if (org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(ControlEventsTable.KEYSPACE) != null) {
+            // a user keyspace of that name wins; the virtual one would be shadowed without a word (Cassandra probe,
+            // 2026-11-28: SELECT * FROM sluice.control_events said the table does not exist)
+            log.warn(
+                    "sluice: a keyspace named '{}' exists, so the control events are not published as the virtual table"
+                            + " {}.control_events; they are in the JMX view {} (RecentEvents) and in"
+                            + " -Dsluice.events.file when set",
+                    ControlEventsTable.KEYSPACE,
+                    ControlEventsTable.KEYSPACE,
+                    MBEAN_NAME);
+        } else {
+            try {
+                VirtualKeyspaceRegistry.instance.register(
+                        new VirtualKeyspace(ControlEventsTable.KEYSPACE, List.of(new ControlEventsTable(events))));
+            } catch (RuntimeException e) {
+                log.warn("sluice: cannot register the virtual table sluice.control_events: {}", e.toString());
+            }
         }
         log.info(
                 "sluice: control plane started: controls={} tick={} ms options={}",
@@ -327,9 +339,16 @@ final class NodeControl {
 
         @Override
         public long[] tableGauges(String keyspace, String table) {
-            if (org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace) == null) {
+            org.apache.cassandra.schema.KeyspaceMetadata ks =
+                    org.apache.cassandra.schema.Schema.instance.getKeyspaceMetadata(keyspace);
+            if (ks == null) {
                 // getIfExists fails with a bare NullPointerException on an unknown keyspace
                 throw new IllegalArgumentException("no keyspace " + keyspace);
+            }
+            if (ks.isVirtual()) {
+                // getIfExists threw IllegalStateException "Cannot initialize Keyspace with virtual metadata"
+                throw new IllegalArgumentException(
+                        keyspace + " is a virtual keyspace: its tables have no sstables or memtables");
             }
             ColumnFamilyStore cfs = ColumnFamilyStore.getIfExists(keyspace, table);
             if (cfs == null) {

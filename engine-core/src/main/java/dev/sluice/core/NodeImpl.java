@@ -658,7 +658,8 @@ final class NodeImpl implements SluiceNode {
 
     private void logUnconfiguredPartitions() {
         try (Stream<Path> s = Files.list(config.dataDir().resolve("partitions"))) {
-            s.map(p -> p.getFileName().toString())
+            s.filter(Files::isDirectory) // a README or other file there is not a partition
+                    .map(p -> p.getFileName().toString())
                     .filter(n -> !partitions.containsKey(n))
                     .forEach(n -> log.info("partition '{}' exists on disk but is not configured; left untouched", n));
         } catch (IOException e) {
