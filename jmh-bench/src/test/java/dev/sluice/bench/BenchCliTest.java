@@ -91,6 +91,23 @@ class BenchCliTest {
         assertThat(out).doesNotExist();
     }
 
+    /**
+     * A stack whose JVM fails (here: no usable temporary directory for RocksDB's native library) ends the run with exit
+     * 1 and no results: neither a results.json of the stacks that ran nor an empty data directory is left to be taken
+     * for a finished run (CLI probe, 2026-11-28, for the empty directory).
+     */
+    @Test
+    void aStackThatCrashesEndsTheRunWithoutResults() throws IOException {
+        Path sc = scenario("[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = /nonexistent/dir\n");
+        Path out = tmp.resolve("out");
+        Result r = bench(sc, out);
+        assertThat(r.exit()).as(r.err()).isEqualTo(1);
+        assertThat(r.err()).contains("stack crashes failed").contains("no results written for this run");
+        assertThat(out.resolve("results.json")).doesNotExist();
+        assertThat(out.resolve("summary.md")).doesNotExist();
+        assertThat(out.resolve("data")).doesNotExist();
+    }
+
     @Test
     void aBadDeviceValueNamesTheDeviceKey() throws IOException {
         Path sc = scenario("").resolveSibling("bad.scenario");

@@ -136,6 +136,16 @@ public final class BenchRun {
             } catch (RuntimeException e) {
                 err.println("error: stack " + stack.name() + " failed: " + e.getMessage());
                 log.debug("stack failure", e);
+                if (!req.keepData()) {
+                    deleteTree(data);
+                    if (req.dataDir() == null) {
+                        deleteIfEmpty(dataRoot); // no empty <out>/data left beside the logs
+                    }
+                }
+                err.println("no results written for this run"
+                        + (Files.isDirectory(out.resolve("logs"))
+                                ? "; the stacks' logs are in " + out.resolve("logs")
+                                : ""));
                 return 1;
             } finally {
                 if (!req.keepData()) {
