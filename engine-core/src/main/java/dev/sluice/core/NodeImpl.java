@@ -120,6 +120,9 @@ final class NodeImpl implements SluiceNode {
                     })
                     .description("I/Os the emulated device served with punitive (overdraft) latency")
                     .register(registry);
+            // leaves with the node: left behind it read NaN after close, and a node reopened on the same registry
+            // could not register its own (metrics probe, 2026-11-28)
+            metrics.adopt(List.of(registry.get("sluice.device.overdraft.ops").functionCounter()));
         }
         this.blockCache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
         this.writeBufferManagerCache =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.sluice.core.quota.PartitionQuota;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -160,6 +161,42 @@ class ClosingAndMetricsTest {
                 .noneMatch(e -> e instanceof OverloadedException || e.getCause() instanceof OverloadedException);
         assertThat(errors)
                 .allMatch(e -> e instanceof IllegalStateException || e.getCause() instanceof IllegalStateException);
+    }
+
+    /**
+     * Metrics probe (2026-11-28): an async request's latency left out its quota and admission waits (the timer started
+     * on the pool thread, after them), and a scan through an iterator was not timed at all.
+     */
+    @Test
+    void asyncLatencyIncludesTheQuotaWaitAndIteratorScansAreTimed() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (SluiceNode node = Sluice.open(
+                cfg().quota("default", PartitionQuota.of(0, 10).throttling(Duration.ofSeconds(5)))
+                        .build(),
+                registry)) {
+            Partition p = node.defaultPartition();
+            p.put("big".getBytes(), new byte[20 * 1024 - 8]); // 20 WCUs at 10/s: the next write waits ~1 s
+            long t0 = System.nanoTime();
+            p.putAsync("small".getBytes(), new byte[10], WriteMode.DEFAULT)
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            double waited = (System.nanoTime() - t0) / 1e9;
+            assertThat(waited).as("the async put waited for its quota").isGreaterThan(0.8);
+            io.micrometer.core.instrument.Timer put =
+                    registry.get("sluice.requests").tag("op", "put").timer();
+            assertThat(put.count()).isEqualTo(2);
+            assertThat(put.max(java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the async put's latency counts from its call, its quota wait included")
+                    .isGreaterThan(0.8);
+            try (ScanIterator it = p.scan(KeyRange.all())) {
+                while (it.hasNext()) {
+                    it.next();
+                }
+            }
+            p.scan(KeyRange.all(), 10);
+            assertThat(registry.get("sluice.requests").tag("op", "scan").timer().count())
+                    .as("an iterator scan and a limited scan, each timed once")
+                    .isEqualTo(2);
+        }
     }
 
     @Test
