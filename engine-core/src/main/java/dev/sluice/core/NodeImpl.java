@@ -137,9 +137,59 @@ final class NodeImpl implements SluiceNode {
                 60,
                 TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(config.asyncQueueCapacity()),
-                daemon("sluice-async"));
+                asyncThreads(daemon("sluice-async")));
         this.manualCompactions = new ThreadPoolExecutor(
                 1, 1, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64), daemon("sluice-manual-compaction"));
+    }
+
+    /**
+     * Nodes still open when the JVM exits are closed by one shutdown hook. Without it, System.exit or SIGTERM while a
+     * flush or compaction ran could hang the JVM forever: exit joins RocksDB's background threads, and such a thread
+     * waited to enter the exiting JVM to deliver its event to the node's listener (API probe, 2026-11-28: 4 hangs in 4
+     * runs; plain rocksdbjni with any Java event listener does the same). Closing first stops that work while the JVM
+     * still runs, and writes the clean-close record.
+     */
+    private static final class OpenNodes {
+        private static final Set<NodeImpl> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private static boolean hooked;
+
+        static void add(NodeImpl node) {
+            synchronized (OpenNodes.class) {
+                if (!hooked) {
+                    try {
+                        Runtime.getRuntime().addShutdownHook(new Thread(OpenNodes::closeAll, "sluice-shutdown"));
+                        hooked = true;
+                    } catch (IllegalStateException shuttingDown) {
+                        return; // the JVM is exiting already: the caller's own close is all there is
+                    }
+                }
+            }
+            OPEN.add(node);
+        }
+
+        static void remove(NodeImpl node) {
+            OPEN.remove(node);
+        }
+
+        private static void closeAll() {
+            for (NodeImpl n : List.copyOf(OPEN)) {
+                try {
+                    n.close();
+                } catch (RuntimeException e) {
+                    log.warn("closing the node at {} at JVM exit failed: {}", n.config.dataDir(), e.toString());
+                }
+            }
+        }
+    }
+
+    /** The node whose async pool runs the current thread (a callback on it may close that node). */
+    private static final ThreadLocal<NodeImpl> ASYNC_POOL_OF = new ThreadLocal<>();
+
+    private ThreadFactory asyncThreads(ThreadFactory base) {
+        return r -> base.newThread(() -> {
+            ASYNC_POOL_OF.set(this);
+            r.run();
+        });
     }
 
     private static ThreadFactory daemon(String prefix) {
@@ -333,6 +383,7 @@ final class NodeImpl implements SluiceNode {
             node.recordPartitions(listed);
             node.logUnconfiguredPartitions();
             node.startControl(providers);
+            OpenNodes.add(node);
             return node;
         } catch (RuntimeException e) {
             node.close();
@@ -1044,6 +1095,7 @@ final class NodeImpl implements SluiceNode {
                 closingThread = Thread.currentThread();
             }
         }
+        OpenNodes.remove(this);
         if (!first) {
             awaitClose(); // outside the monitor: the first close takes it to close the partitions
             return;
@@ -1142,7 +1194,16 @@ final class NodeImpl implements SluiceNode {
         asyncPool.shutdown();
         try {
             long left = Math.max(0, deadline - System.nanoTime());
-            if (!interrupted && !asyncPool.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+            if (ASYNC_POOL_OF.get() == this) {
+                // closed from a callback on this node's own pool: the pool cannot terminate while this thread runs in
+                // it, and waiting for it took the full 60 s (API probe, 2026-11-28); wait for the others instead
+                while (!interrupted
+                        && (asyncPool.getActiveCount() > 1
+                                || !asyncPool.getQueue().isEmpty())
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+            } else if (!interrupted && !asyncPool.awaitTermination(left, TimeUnit.NANOSECONDS)) {
                 log.warn("async requests did not finish within 60 s; failing the rest");
             }
         } catch (InterruptedException e) {

@@ -423,17 +423,29 @@ final class RocksPartition implements Partition {
             after = r;
         }
 
+        /**
+         * Runs the request, frees its slot, then completes its future. The future's dependent callbacks run inline in
+         * complete(): completed while the slot was held, a callback that waited for another request of the same
+         * partition (async.partition.threads = 1) waited for the slot it held itself, forever (API probe, 2026-11-28).
+         */
         @Override
         public void run() {
+            T value = null;
+            Throwable failure = null;
             try {
-                result.complete(op.get());
+                value = op.get();
             } catch (Throwable t) {
-                result.completeExceptionally(t);
+                failure = t;
             } finally {
                 Runnable a = after;
                 if (a != null) {
                     a.run();
                 }
+            }
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(value);
             }
         }
 
@@ -567,7 +579,7 @@ final class RocksPartition implements Partition {
         }
         checkOpen();
         if (keys.isEmpty()) {
-            return List.of();
+            return new ArrayList<>(); // mutable, as a non-empty result is
         }
         long start = requestStart();
         takeQuota(RequestKind.READ, 1);
