@@ -47,7 +47,21 @@ public final class Batch {
         return bytes;
     }
 
+    /**
+     * Copies of the elements, in order: changing their arrays does not change the batch (until 2026-11-28 they were the
+     * batch's own arrays, so {@code ops().get(0).key()[0] = 'X'} changed what {@code write} then wrote; API probe).
+     */
     public List<Op> ops() {
+        List<Op> out = new ArrayList<>(ops.size());
+        for (Op op : ops) {
+            out.add(new Op(
+                    op.key().clone(), op.value() == null ? null : op.value().clone()));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** The elements themselves, for the engine's own read-only use (no copy on the write path). */
+    List<Op> opsView() {
         return Collections.unmodifiableList(ops);
     }
 }

@@ -720,7 +720,7 @@ final class RocksPartition implements Partition {
     public void write(Batch batch, WriteMode mode) {
         Limits.requireNonNull(batch, "batch");
         Limits.requireNonNull(mode, "mode");
-        for (Batch.Op op : batch.ops()) {
+        for (Batch.Op op : batch.opsView()) {
             Limits.checkKey(op.key(), config.maxKeyBytes());
             if (!op.isDelete()) {
                 Limits.checkValue(op.value(), config.maxValueBytes());
@@ -737,7 +737,7 @@ final class RocksPartition implements Partition {
         enter();
         try (WriteBatch wb = new WriteBatch()) {
             long p = 0, d = 0;
-            for (Batch.Op op : batch.ops()) {
+            for (Batch.Op op : batch.opsView()) {
                 if (op.isDelete()) {
                     wb.delete(op.key());
                     d++;
@@ -759,7 +759,7 @@ final class RocksPartition implements Partition {
             throw fail("write(batch of " + batch.size() + ")", e);
         } finally {
             if (readCache != null) {
-                for (Batch.Op op : batch.ops()) {
+                for (Batch.Op op : batch.opsView()) {
                     invalidate(op.key());
                 }
             }
@@ -930,7 +930,7 @@ final class RocksPartition implements Partition {
         Limits.requireNonNull(batch, "batch");
         Limits.requireNonNull(mode, "mode");
         Batch copy = new Batch();
-        for (Batch.Op op : batch.ops()) { // validates every element on the caller's thread, and snapshots the batch
+        for (Batch.Op op : batch.opsView()) { // validates every element on the caller's thread, and snapshots the batch
             Limits.checkKey(op.key(), config.maxKeyBytes());
             if (op.isDelete()) {
                 copy.delete(op.key());

@@ -49,6 +49,25 @@ class PartitionApiTest {
         assertThat(p.get(b("empty"))).isEmpty();
     }
 
+    /**
+     * API probe (2026-11-28): Batch.ops() handed out the batch's own arrays, so changing one changed what was written
+     * ("m1" stored as "X1"); keys and values are copied on add, and ops() gives copies. An empty multiGet's list is
+     * mutable like any other.
+     */
+    @Test
+    void aBatchsElementsCannotBeChangedThroughOps() {
+        Batch batch = new Batch().put(b("m1"), b("v")).delete(b("gone"));
+        batch.ops().get(0).key()[0] = 'X';
+        batch.ops().get(0).value()[0] = 'Y';
+        assertThat(batch.ops().get(1).isDelete()).isTrue();
+        p.write(batch);
+        assertThat(p.get(b("m1"))).isEqualTo(b("v"));
+        assertThat(p.get(b("X1"))).isNull();
+        List<byte[]> none = p.multiGet(List.of());
+        none.add(b("x"));
+        assertThat(none).hasSize(1);
+    }
+
     /** The empty key is a key like any other, as in RocksDB and Redis (refused until 2026-11-27), and survives a reopen. */
     @Test
     void theEmptyKeyIsAKey() {
