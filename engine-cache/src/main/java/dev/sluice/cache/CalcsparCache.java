@@ -480,11 +480,13 @@ public final class CalcsparCache implements CacheActuator, AutoCloseable {
                 return 0; // the partition closed meanwhile
             }
             long units = Math.max(1, (bytes + settings.ioUnitBytes() - 1) / settings.ioUnitBytes());
+            byte[] end = b.entries() >= MAX_ENTRIES_PER_SCAN ? CachedRange.successor(b.lastKey()) : to;
+            install(v, b.build(from.clone(), end, f.overlay, true, score, nanoClock.getAsLong()), stamp, true);
+            // counted once installed: a reader that sees the counters move finds the range in the cache (PrefetchTest
+            // read between the two and missed, under a loaded verify)
             prefetchIos.add(units);
             prefetchBytes.add(bytes);
             prefetchedBlocks.increment();
-            byte[] end = b.entries() >= MAX_ENTRIES_PER_SCAN ? CachedRange.successor(b.lastKey()) : to;
-            install(v, b.build(from.clone(), end, f.overlay, true, score, nanoClock.getAsLong()), stamp, true);
             return units;
         } finally {
             v.filling.remove(f); // after the install: a write from now on finds the installed range
