@@ -100,6 +100,8 @@ record NodeSettings(
         OptionValues values = OPTIONS.parse(PREFIX, own);
         Map<String, ControlLoopProvider> known = knownControllers();
         List<String> controls = new ArrayList<>();
+        List<String> onCassandra =
+                known.keySet().stream().filter(k -> !ROCKSDB_ONLY.contains(k)).toList();
         for (String n : ListSyntax.split(values.get(CONTROLS))) {
             if (n.isEmpty()) {
                 // 'admission,,adoc' or a trailing comma: a name left out by mistake, refused as the engine's
@@ -109,18 +111,11 @@ record NodeSettings(
             }
             if (ROCKSDB_ONLY.contains(n)) {
                 throw new ConfigException("system property sluice.controls: '" + n + "' runs on RocksDB only (on"
-                        + " Cassandra: "
-                        + known.keySet().stream()
-                                .filter(k -> !ROCKSDB_ONLY.contains(k))
-                                .toList()
-                        + ")");
+                        + " Cassandra: " + onCassandra + ")");
             }
             if (!known.containsKey(n)) {
                 throw new ConfigException("system property sluice.controls: '" + n
-                        + "' is not a known controller; known: "
-                        + known.keySet().stream()
-                                .filter(k -> !ROCKSDB_ONLY.contains(k))
-                                .toList());
+                        + "' is not a known controller; known: " + onCassandra);
             }
             if (controls.contains(n)) {
                 throw new ConfigException("system property sluice.controls names '" + n + "' twice");

@@ -267,8 +267,16 @@ final class ManifestEdits {
     }
 
     private static long varint(byte[] b, int[] pos) {
+        return varint64(b, pos, b.length);
+    }
+
+    /** A varint64 at {@code pos} ending before {@code limit} (MANIFEST edits, and SST blocks: {@link SstProperties}). */
+    static long varint64(byte[] b, int[] pos, int limit) {
         long v = 0;
         for (int shift = 0; shift <= 63; shift += 7) {
+            if (pos[0] >= limit) {
+                throw new IndexOutOfBoundsException("varint past its end");
+            }
             int x = b[pos[0]++] & 0xFF;
             v |= (long) (x & 0x7F) << shift;
             if (x < 0x80) {

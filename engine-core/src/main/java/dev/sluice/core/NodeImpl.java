@@ -110,19 +110,20 @@ final class NodeImpl implements SluiceNode {
                 config.controlEventsFile().orElse(null));
         this.metrics = new NodeMetrics(registry);
         if (env != null) {
-            io.micrometer.core.instrument.FunctionCounter.builder("sluice.device.overdraft.ops", env, e -> {
-                        try {
-                            long v = e.deviceOverdraftOps();
-                            return v < 0 ? Double.NaN : v;
-                        } catch (RuntimeException closed) {
-                            return Double.NaN; // the Env is closed
-                        }
-                    })
-                    .description("I/Os the emulated device served with punitive (overdraft) latency")
-                    .register(registry);
+            io.micrometer.core.instrument.FunctionCounter overdraft =
+                    io.micrometer.core.instrument.FunctionCounter.builder("sluice.device.overdraft.ops", env, e -> {
+                                try {
+                                    long v = e.deviceOverdraftOps();
+                                    return v < 0 ? Double.NaN : v;
+                                } catch (RuntimeException closed) {
+                                    return Double.NaN; // the Env is closed
+                                }
+                            })
+                            .description("I/Os the emulated device served with punitive (overdraft) latency")
+                            .register(registry);
             // leaves with the node: left behind it read NaN after close, and a node reopened on the same registry
             // could not register its own (metrics probe, 2026-11-28)
-            metrics.adopt(List.of(registry.get("sluice.device.overdraft.ops").functionCounter()));
+            metrics.adopt(List.of(overdraft));
         }
         this.blockCache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
         this.writeBufferManagerCache =
@@ -421,13 +422,10 @@ final class NodeImpl implements SluiceNode {
      */
     private static void refuseUnwritableRegistry(SluiceConfig config, Set<String> listed) throws IOException {
         Path dataDir = config.dataDir();
-        Set<String> all = new java.util.TreeSet<>(listed);
-        all.addAll(config.partitions());
-        all.addAll(PartitionRegistry.onDisk(dataDir.resolve("partitions")));
-        boolean writes = !all.equals(listed) || !Files.exists(dataDir.resolve(PartitionRegistry.FILE));
-        if (writes && !Files.isWritable(dataDir)) {
+        Optional<Set<String>> update = PartitionRegistry.update(dataDir, listed, config.partitions());
+        if (update.isPresent() && !Files.isWritable(dataDir)) {
             throw new SluiceException("data directory " + dataDir + " is not writable by this process, and this open"
-                    + " must update its partition list " + PartitionRegistry.FILE + " (partitions " + all
+                    + " must update its partition list " + PartitionRegistry.FILE + " (partitions " + update.get()
                     + "; recorded: " + new java.util.TreeSet<>(listed) + "); Sluice opened nothing");
         }
     }
@@ -698,11 +696,9 @@ final class NodeImpl implements SluiceNode {
     private void recordPartitions(Set<String> listed) {
         Path dataDir = config.dataDir();
         try {
-            Set<String> all = new java.util.TreeSet<>(listed);
-            all.addAll(partitions.keySet());
-            all.addAll(PartitionRegistry.onDisk(dataDir.resolve("partitions")));
-            if (!all.equals(listed) || !Files.exists(dataDir.resolve(PartitionRegistry.FILE))) {
-                PartitionRegistry.write(dataDir, all);
+            Optional<Set<String>> update = PartitionRegistry.update(dataDir, listed, partitions.keySet());
+            if (update.isPresent()) {
+                PartitionRegistry.write(dataDir, update.get());
             }
         } catch (IOException e) {
             throw new SluiceException(

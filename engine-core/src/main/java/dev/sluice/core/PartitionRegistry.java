@@ -100,6 +100,19 @@ final class PartitionRegistry {
     }
 
     /** Names of the partition directories under {@code partitionsDir} that hold a {@code CURRENT} file. */
+    /**
+     * The partition list as it must be after an open of {@code partitions} on a store that lists {@code listed}:
+     * present when the file must be (re)written — a partition is added, one exists on disk unlisted, or the file is
+     * missing — empty when it stays as it is. Used by the open's read-only checks and by the write after it.
+     */
+    static Optional<Set<String>> update(Path dataDir, Set<String> listed, java.util.Collection<String> partitions)
+            throws IOException {
+        Set<String> all = new TreeSet<>(listed);
+        all.addAll(partitions);
+        all.addAll(onDisk(dataDir.resolve("partitions")));
+        return !all.equals(listed) || !Files.exists(dataDir.resolve(FILE)) ? Optional.of(all) : Optional.empty();
+    }
+
     static Set<String> onDisk(Path partitionsDir) throws IOException {
         Set<String> names = new TreeSet<>();
         if (!Files.isDirectory(partitionsDir)) {

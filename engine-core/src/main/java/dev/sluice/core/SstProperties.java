@@ -45,7 +45,7 @@ final class SstProperties {
         }
         int[] pos = {0};
         try {
-            long n = varint(v, pos, v.length);
+            long n = ManifestEdits.varint64(v, pos, v.length);
             return pos[0] == v.length ? OptionalLong.of(n) : OptionalLong.empty();
         } catch (IndexOutOfBoundsException e) {
             return OptionalLong.empty();
@@ -73,8 +73,8 @@ final class SstProperties {
                 byte[] f = new byte[FOOTER];
                 footer.get(0, f);
                 int[] pos = {1};
-                metaOffset = varint(f, pos, FOOTER - 12);
-                metaSize = varint(f, pos, FOOTER - 12);
+                metaOffset = ManifestEdits.varint64(f, pos, FOOTER - 12);
+                metaSize = ManifestEdits.varint64(f, pos, FOOTER - 12);
             } else {
                 return Map.of();
             }
@@ -84,8 +84,8 @@ final class SstProperties {
                 return Map.of();
             }
             int[] pos = {0};
-            long propsOffset = varint(handle, pos, handle.length);
-            long propsSize = varint(handle, pos, handle.length);
+            long propsOffset = ManifestEdits.varint64(handle, pos, handle.length);
+            long propsSize = ManifestEdits.varint64(handle, pos, handle.length);
             return block(ch, propsOffset, propsSize, length);
         } catch (IOException | IndexOutOfBoundsException | IllegalArgumentException e) {
             return Map.of();
@@ -116,9 +116,9 @@ final class SstProperties {
         int[] pos = {0};
         while (pos[0] < end) {
             int limit = (int) end;
-            int shared = (int) varint(b, pos, limit);
-            int unshared = (int) varint(b, pos, limit);
-            int valueLength = (int) varint(b, pos, limit);
+            int shared = (int) ManifestEdits.varint64(b, pos, limit);
+            int unshared = (int) ManifestEdits.varint64(b, pos, limit);
+            int valueLength = (int) ManifestEdits.varint64(b, pos, limit);
             if (shared < 0
                     || shared > last.length
                     || unshared < 0
@@ -147,20 +147,5 @@ final class SstProperties {
             }
         }
         return buf.flip();
-    }
-
-    private static long varint(byte[] b, int[] pos, int limit) {
-        long v = 0;
-        for (int shift = 0; shift <= 63; shift += 7) {
-            if (pos[0] >= limit) {
-                throw new IndexOutOfBoundsException("varint past its block");
-            }
-            int x = b[pos[0]++] & 0xFF;
-            v |= (long) (x & 0x7F) << shift;
-            if (x < 0x80) {
-                return v;
-            }
-        }
-        throw new IndexOutOfBoundsException("varint too long");
     }
 }
