@@ -40,9 +40,17 @@ import org.slf4j.LoggerFactory;
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
 
-    /** {@code held[0]}: the bytes its reply is counted with in {@link #readyBytes}; {@code held[1]}: see {@link #start}. */
+    /**
+     * {@code held[0]}: the bytes its reply is counted with in {@link #readyBytes}; {@code held[1]}: see {@link #start};
+     * {@code share}: the partition's count in {@link ReplyMemory} it was started under.
+     */
     private record Pending(
-            CompletableFuture<Reply> reply, String command, KeyOrder.Access access, long startNanos, long[] held) {}
+            CompletableFuture<Reply> reply,
+            String command,
+            KeyOrder.Access access,
+            long startNanos,
+            long[] held,
+            ReplyMemory.Share share) {}
 
     /** A decoded request that waits for reply memory before it starts; {@code reply} is completed with its reply. */
     private record Waiting(
@@ -51,7 +59,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             CompletableFuture<?> after,
             CompletableFuture<Reply> reply,
             long[] held,
-            long estimate) {}
+            long estimate,
+            ReplyMemory.Share share) {}
 
     private final Commands commands;
     private final ServerStats stats;
@@ -144,6 +153,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                     null,
                     KeyOrder.Access.NONE,
                     new long[2],
+                    share(),
                     true);
             return;
         }
@@ -168,13 +178,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         CompletableFuture<?> after = order.dependencies(access);
         long[] held = {0, 0};
         long estimate = commands.replyEstimate(spec, args);
+        ReplyMemory.Share share = share();
         CompletableFuture<Reply> reply;
-        boolean started = waiting.isEmpty() && mayStart(estimate);
+        boolean started = waiting.isEmpty() && mayStart(estimate, share);
         if (started) {
-            reply = start(args, spec, after, held, estimate);
+            reply = start(args, spec, after, held, estimate, share);
         } else {
             reply = new CompletableFuture<>();
-            waiting.addLast(new Waiting(args, spec, after, reply, held, estimate));
+            waiting.addLast(new Waiting(args, spec, after, reply, held, estimate, share));
         }
         order.register(access, reply);
         if (spec != null && spec.name().equals("QUIT")) {
@@ -184,7 +195,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             quit = true;
             ctx.channel().config().setAutoRead(false);
         }
-        enqueue(reply, spec == null ? null : spec.name(), access, held, !started);
+        enqueue(reply, spec == null ? null : spec.name(), access, held, share, !started);
         if ((pending.size() >= maxPending || !ctx.channel().isWritable())
                 && ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(false);
@@ -194,13 +205,22 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /**
      * Whether a request whose reply may hold {@code estimate} bytes may start: one always may when none runs and no
      * reply waits to be written; otherwise the connection's reply bytes — ready ones plus the running requests' worst
-     * cases, this one's too — must stay within its budget, and the server's within {@link ReplyMemory}.
+     * cases, this one's too — must stay within its budget, and the server's within {@link ReplyMemory}, where the
+     * request counts under {@code share}, the partition of its tenant.
      */
-    private boolean mayStart(long estimate) {
+    private boolean mayStart(long estimate, ReplyMemory.Share share) {
         if (running == 0 && readyBytes == 0) {
             return true;
         }
-        return readyBytes + reserved + estimate <= replyBudget && memory.roomFor(reservation(estimate), wake);
+        return readyBytes + reserved + estimate <= replyBudget && memory.roomFor(share, reservation(estimate), wake);
+    }
+
+    /**
+     * The count a request decoded now is charged to: the session's partition as it stands when the request starts or
+     * queues (an AUTH earlier in the pipeline has run by then, or queues ahead of it).
+     */
+    private ReplyMemory.Share share() {
+        return memory.share(session.partition == null ? null : session.partition.name());
     }
 
     /**
@@ -218,20 +238,25 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * waits for the other. {@code held[1]} tells which came first: 1 accounted, 2 written before it was accounted.
      */
     private CompletableFuture<Reply> start(
-            byte[][] args, Commands.Spec spec, CompletableFuture<?> after, long[] held, long estimate) {
+            byte[][] args,
+            Commands.Spec spec,
+            CompletableFuture<?> after,
+            long[] held,
+            long estimate,
+            ReplyMemory.Share share) {
         running++;
         reserved += estimate;
-        memory.add(reservation(estimate));
+        memory.add(share, reservation(estimate));
         if (readyBytes + reserved > peakHeld) {
             peakHeld = readyBytes + reserved;
         }
         CompletableFuture<Reply> reply = commands.execute(session, args, spec, after);
         reply.whenComplete((r, e) -> {
             if (ctx.executor().inEventLoop()) {
-                completed(r, held, estimate); // at once, inside the read: enqueue or channelReadComplete drains
+                completed(r, held, estimate, share); // at once, inside the read: enqueue or channelReadComplete drains
             } else {
                 ctx.executor().execute(() -> {
-                    completed(r, held, estimate);
+                    completed(r, held, estimate, share);
                     drain(true);
                 });
             }
@@ -240,16 +265,16 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** On the event loop: a started request's reply is ready; it counts with its real size until written. */
-    private void completed(Reply r, long[] held, long estimate) {
+    private void completed(Reply r, long[] held, long estimate, ReplyMemory.Share share) {
         running--;
         reserved -= estimate;
-        memory.add(-reservation(estimate));
+        memory.add(share, -reservation(estimate));
         if (r != null && !closing && held[1] == 0) {
             long size = Reply.sizeOf(r);
             held[0] = size;
             held[1] = 1;
             readyBytes += size;
-            memory.add(size);
+            memory.add(share, size);
             if (readyBytes + reserved > peakHeld) {
                 peakHeld = readyBytes + reserved;
             }
@@ -275,32 +300,38 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void startWaitingLoop() {
-        while (!closing && !waiting.isEmpty() && mayStart(waiting.peekFirst().estimate())) {
+        while (!closing
+                && !waiting.isEmpty()
+                && mayStart(waiting.peekFirst().estimate(), waiting.peekFirst().share())) {
             Waiting w = waiting.pollFirst();
-            start(w.args(), w.spec(), w.after(), w.held(), w.estimate()).whenComplete((r, e) -> {
-                if (e != null) {
-                    w.reply().completeExceptionally(e);
-                } else {
-                    w.reply().complete(r);
-                }
-            });
+            start(w.args(), w.spec(), w.after(), w.held(), w.estimate(), w.share())
+                    .whenComplete((r, e) -> {
+                        if (e != null) {
+                            w.reply().completeExceptionally(e);
+                        } else {
+                            w.reply().complete(r);
+                        }
+                    });
         }
     }
 
     /** A written reply no longer counts as held (or, written before it was accounted, never will). */
-    private void written(long[] held) {
+    private void written(Pending p) {
+        long[] held = p.held();
         if (held[1] == 1) {
             readyBytes -= held[0];
-            memory.add(-held[0]);
+            memory.add(p.share(), -held[0]);
         }
         held[1] = 2;
     }
 
     /** The connection is closing: nothing it holds counts any more, and nothing waiting starts. */
     private void dropAll() {
+        for (Pending p : pending) {
+            written(p);
+        }
         pending.clear();
         waiting.clear();
-        memory.add(-readyBytes);
         readyBytes = 0;
     }
 
@@ -323,8 +354,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             String command,
             KeyOrder.Access access,
             long[] held,
+            ReplyMemory.Share share,
             boolean drainOnCompletion) {
-        pending.addLast(new Pending(f, command, access, System.nanoTime(), held));
+        pending.addLast(new Pending(f, command, access, System.nanoTime(), held, share));
         if (pending.size() > peakPending) {
             peakPending = pending.size();
         }
@@ -384,7 +416,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             Pending p = pending.pollFirst();
             order.release(p.access(), p.reply());
             stats.completed(p.command(), System.nanoTime() - p.startNanos());
-            written(p.held());
+            written(p);
             if (r instanceof Reply.ThenClose) {
                 closing = true;
                 dropAll();
@@ -451,6 +483,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ctx.channel().config().setAutoRead(false);
             drain(true);
         });
+    }
+
+    /** The connection's CLIENT SETNAME name, or null. */
+    String clientName() {
+        return session.clientName;
     }
 
     long peakHeld() {

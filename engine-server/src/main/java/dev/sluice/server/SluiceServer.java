@@ -83,7 +83,8 @@ public final class SluiceServer implements AutoCloseable {
         this.stats = new ServerStats(registry);
         this.status = new StatusSampler(node, config, stats, Clock.systemUTC());
         this.commands = new Commands(node, config, stats, status);
-        this.replyMemory = new ReplyMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)));
+        this.replyMemory =
+                new ReplyMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), node.partitionNames());
         this.boss = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("sluice-resp-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(
@@ -362,6 +363,20 @@ public final class SluiceServer implements AutoCloseable {
     /** The most reply bytes an open RESP connection held at once: ready to write, and running at worst (tests). */
     long peakReplyBytes() {
         return handlers.values().stream().mapToLong(RespHandler::peakHeld).max().orElse(0);
+    }
+
+    /** The most reply bytes the open RESP connection named {@code clientName} (CLIENT SETNAME) has held (tests). */
+    long peakReplyBytes(String clientName) {
+        return handlers.values().stream()
+                .filter(h -> clientName.equals(h.clientName()))
+                .mapToLong(RespHandler::peakHeld)
+                .max()
+                .orElse(-1);
+    }
+
+    /** The reply bytes counted now for {@code partition}'s connections in the server-wide bound (tests). */
+    long replyBytesHeld(String partition) {
+        return replyMemory.share(partition).held();
     }
 
     /** The most requests any open RESP connection has had in flight at once (tests of back-pressure). */
