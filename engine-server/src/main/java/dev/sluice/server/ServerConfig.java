@@ -132,8 +132,8 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             "bytes",
             "Reply bytes all connections together may hold in memory, counted as for"
                     + " server.max.reply.bytes.per.connection; beyond it a connection that already holds or runs a"
-                    + " reply waits to start more. Half of it is split evenly among the partitions as a floor only"
-                    + " that partition's tenants use (a throttled tenant cannot take it all); the other half is"
+                    + " reply waits to start more. Half of it is split evenly among the tenants' partitions as a"
+                    + " floor only that partition's tenants use (a throttled tenant cannot take it all); the other half is"
                     + " shared. 0 = a quarter of the JVM's maximum heap.");
     public static final Option<Integer> MAX_CONNECTIONS = Option.intOption(
             "max.connections",

@@ -83,8 +83,8 @@ public final class SluiceServer implements AutoCloseable {
         this.stats = new ServerStats(registry);
         this.status = new StatusSampler(node, config, stats, Clock.systemUTC());
         this.commands = new Commands(node, config, stats, status);
-        this.replyMemory =
-                new ReplyMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), node.partitionNames());
+        this.replyMemory = new ReplyMemory(
+                ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), servedPartitions(config, node));
         this.boss = new MultiThreadIoEventLoopGroup(
                 1, new DefaultThreadFactory("sluice-resp-accept", true), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(
@@ -365,6 +365,22 @@ public final class SluiceServer implements AutoCloseable {
         return handlers.values().stream().mapToLong(RespHandler::peakHeld).max().orElse(0);
     }
 
+    /**
+     * The partitions connections can use, the ones the reply bound gives floors to: the tenants' partitions, or without
+     * tenants the default partition every connection uses (a floor for a partition no connection reaches would only
+     * shrink the bound).
+     */
+    static java.util.Set<String> servedPartitions(ServerConfig config, SluiceNode node) {
+        if (!config.authRequired()) {
+            return java.util.Set.of(node.defaultPartition().name());
+        }
+        java.util.Set<String> served = new java.util.LinkedHashSet<>();
+        for (ServerConfig.Tenant t : config.tenants().values()) {
+            served.add(t.partition());
+        }
+        return served;
+    }
+
     /** The most reply bytes the open RESP connection named {@code clientName} (CLIENT SETNAME) has held (tests). */
     long peakReplyBytes(String clientName) {
         return handlers.values().stream()
@@ -374,9 +390,9 @@ public final class SluiceServer implements AutoCloseable {
                 .orElse(-1);
     }
 
-    /** The reply bytes counted now for {@code partition}'s connections in the server-wide bound (tests). */
-    long replyBytesHeld(String partition) {
-        return replyMemory.share(partition).held();
+    /** The server-wide reply bound (tests). */
+    ReplyMemory replyMemory() {
+        return replyMemory;
     }
 
     /** The most requests any open RESP connection has had in flight at once (tests of back-pressure). */

@@ -20,6 +20,43 @@ class TenantReplyMemoryTest {
     @TempDir
     Path dir;
 
+    /** Floors go to the partitions connections reach: without tenants, that is the default partition alone. */
+    @Test
+    void withoutTenantsTheDefaultPartitionHasTheWholeBoundAndWithThemOnlyTheirPartitionsHaveFloors() {
+        try (SluiceServer s = TestServers.start(
+                dir, "partitions", "alpha,beta,gamma", "server.max.reply.bytes", Long.toString(12 * MIB))) {
+            ReplyMemory m = s.replyMemory();
+            String served = s.node().defaultPartition().name();
+            assertThat(m.roomFor(m.share(served), 12 * MIB)).isTrue();
+            assertThat(m.roomFor(m.share(served), 12 * MIB + 1)).isFalse();
+        }
+        try (SluiceServer s = TestServers.start(
+                dir,
+                "partitions",
+                "alpha,beta,gamma",
+                "server.tenant.alice.secret",
+                "a-secret",
+                "server.tenant.alice.partition",
+                "alpha",
+                "server.tenant.carol.secret",
+                "c-secret",
+                "server.tenant.carol.partition",
+                "alpha",
+                "server.tenant.bob.secret",
+                "b-secret",
+                "server.tenant.bob.partition",
+                "beta",
+                "server.max.reply.bytes",
+                Long.toString(12 * MIB))) {
+            ReplyMemory m = s.replyMemory();
+            assertThat(m.share("alpha").floor).isEqualTo(3 * MIB);
+            assertThat(m.share("beta").floor).isEqualTo(3 * MIB);
+            assertThat(m.share("gamma").floor).as("no tenant uses gamma").isZero();
+            assertThat(m.roomFor(m.share("beta"), 9 * MIB)).isTrue();
+            assertThat(m.roomFor(m.share("beta"), 9 * MIB + 1)).isFalse();
+        }
+    }
+
     @Test
     void aThrottledTenantsWaitingRequestsLeaveTheOtherTenantItsFloor() throws Exception {
         try (SluiceServer s = TestServers.start(
@@ -62,12 +99,14 @@ class TenantReplyMemoryTest {
                     alice.add(new RawClient(s.port()).send(pipeline.toString()));
                 }
                 long deadline = System.nanoTime() + 10_000_000_000L;
-                while (s.replyBytesHeld("alpha") < 12 * MIB && System.nanoTime() < deadline) {
+                while (s.replyMemory().share("alpha").held() < 12 * MIB && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
                 // her floor and the shared half, and beyond them at most the one request each connection always runs
                 long alphaBound = 12 * MIB + alice.size() * MIB;
-                assertThat(s.replyBytesHeld("alpha")).as("alice's waiting GETs").isBetween(12 * MIB - MIB, alphaBound);
+                assertThat(s.replyMemory().share("alpha").held())
+                        .as("alice's waiting GETs")
+                        .isBetween(12 * MIB - MIB, alphaBound);
 
                 try (RawClient bob = new RawClient(s.port())) {
                     StringBuilder p = new StringBuilder(RawClient.command("AUTH", "bob", "b-secret"))
@@ -88,7 +127,7 @@ class TenantReplyMemoryTest {
                             .isGreaterThan(MIB + MIB / 2)
                             .isLessThanOrEqualTo(4 * MIB + 1024);
                 }
-                assertThat(s.replyBytesHeld("alpha")).isLessThanOrEqualTo(alphaBound);
+                assertThat(s.replyMemory().share("alpha").held()).isLessThanOrEqualTo(alphaBound);
             } finally {
                 for (RawClient c : alice) {
                     c.close();
