@@ -139,6 +139,7 @@ final class StoreCheck {
             throw new SluiceException("partition '" + name + "' at " + dir + " is already open (its LOCK is held by "
                     + holder.get() + "); Sluice opened nothing");
         }
+        checkWrittenForSluice(name, dir);
         List<String> walProblems = WalCheck.check(dir);
         if (!walProblems.isEmpty()) {
             throw new StoreCorruptedException("partition '" + name + "' at " + dir + ": write-ahead log "
@@ -146,6 +147,105 @@ final class StoreCheck {
                     + " backup, or salvage what precedes the damage with RocksDB's ldb tool.");
         }
         checkRecoverable(name, dir, profile);
+    }
+
+    /**
+     * Refuses a RocksDB directory written with settings a Sluice partition does not have — one created by another
+     * program and placed under {@code partitions/}, or restored from another system — before anything is opened: column
+     * families besides the default one, a merge operator, a compaction filter (a TTL database's among them) or another
+     * comparator. Found by a probe of foreign stores (2026-11-28): with a second column family the refusal came from
+     * RocksDB in phase 2, after the other partitions had been opened for writing (their WALs flushed, MANIFESTs rolled);
+     * merge records were accepted and then crashed the JVM in a read (SIGSEGV in RocksDB's merge helper) or stopped
+     * writes at the first compaction; a TTL database's values came back with its 4-byte timestamps appended. The column
+     * families come from the MANIFEST; the rest from the newest OPTIONS file, which RocksDB writes at every open (none:
+     * nothing to check here). A MANIFEST that cannot be read is left to {@link #checkRecoverable}, which names the damage.
+     */
+    static void checkWrittenForSluice(String name, Path dir) throws IOException {
+        if (!Files.exists(dir.resolve("CURRENT"))) {
+            return; // an interrupted creation, or damage: the checks after this one name it
+        }
+        List<String> families = List.of();
+        try (Options o = new Options()) {
+            families = RocksDB.listColumnFamilies(o, dir.toString()).stream()
+                    .map(b -> new String(b, java.nio.charset.StandardCharsets.UTF_8))
+                    .toList();
+        } catch (RocksDBException e) {
+            // not readable: checkRecoverable reports it
+        }
+        List<String> others =
+                families.stream().filter(f -> !f.equals("default")).toList();
+        if (!others.isEmpty()) {
+            throw new SluiceException("partition '" + name + "' at " + dir + " holds column families " + others
+                    + " besides 'default': it was not written by Sluice, whose partitions use the default column family"
+                    + " only, and opening it would leave their data unread and their WAL records unreplayed. Sluice"
+                    + " opened nothing; open it with RocksDB itself, or copy its data into a partition.");
+        }
+        Map<String, String> options = newestOptions(dir);
+        List<String> foreign = new ArrayList<>();
+        for (String key : List.of("merge_operator", "compaction_filter", "compaction_filter_factory")) {
+            String v = options.get(key);
+            if (v != null && !v.isEmpty() && !v.equals("nullptr")) {
+                foreign.add(key + "=" + v);
+            }
+        }
+        String comparator = options.get("comparator");
+        if (comparator != null && !comparator.equals("leveldb.BytewiseComparator")) {
+            foreign.add("comparator=" + comparator);
+        }
+        if (!foreign.isEmpty()) {
+            throw new SluiceException("partition '" + name + "' at " + dir + " was written with " + foreign
+                    + " (its newest OPTIONS file), which a Sluice partition does not have: opened without "
+                    + (foreign.size() == 1 ? "it" : "them") + ", its data would read wrong (merge records unmerged,"
+                    + " a TTL database's timestamps in the values, keys out of order) or stop its writes. It was not"
+                    + " written by Sluice; Sluice opened nothing. Open it with RocksDB and those settings, or copy its"
+                    + " data into a partition.");
+        }
+    }
+
+    /**
+     * The default column family's options in the newest {@code OPTIONS-<n>} file of {@code dir} ({@code key → value},
+     * trimmed), plus any other column family's section name under the key {@code "column family"}; empty when there is
+     * none or it cannot be read.
+     */
+    static Map<String, String> newestOptions(Path dir) throws IOException {
+        Path newest = null;
+        long number = -1;
+        for (String n : list(dir)) {
+            if (n.startsWith("OPTIONS-") && !n.endsWith(".dbtmp")) {
+                try {
+                    long k = Long.parseLong(n.substring("OPTIONS-".length()));
+                    if (k > number) {
+                        number = k;
+                        newest = dir.resolve(n);
+                    }
+                } catch (NumberFormatException e) {
+                    // not RocksDB's
+                }
+            }
+        }
+        Map<String, String> m = new java.util.HashMap<>();
+        if (newest == null || !Files.isRegularFile(newest)) {
+            return m;
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(newest, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.nio.charset.MalformedInputException e) {
+            return m; // not an OPTIONS file RocksDB wrote
+        }
+        boolean inDefault = false;
+        for (String line : lines) {
+            String t = line.trim();
+            if (t.startsWith("[")) {
+                inDefault = t.equals("[CFOptions \"default\"]");
+                continue;
+            }
+            int eq = t.indexOf('=');
+            if (inDefault && eq > 0 && !t.startsWith("#")) {
+                m.put(t.substring(0, eq).trim(), t.substring(eq + 1).trim());
+            }
+        }
+        return m;
     }
 
     /**
@@ -251,6 +351,16 @@ final class StoreCheck {
                                     + "); fix the files' owner or permissions. Sluice did not open or change it.",
                             e);
                 }
+                org.rocksdb.Status.Code code =
+                        e.getStatus() == null ? null : e.getStatus().getCode();
+                if (code == org.rocksdb.Status.Code.InvalidArgument || code == org.rocksdb.Status.Code.NotSupported) {
+                    // settings, not damage: another comparator, more levels than num_levels, a TransactionDB's WAL
+                    throw new SluiceException(
+                            "partition '" + name + "' at " + dir + " cannot be opened with a Sluice partition's"
+                                    + " settings (" + why + "): it was written by another program or with other"
+                                    + " RocksDB options. Sluice did not open or change it.",
+                            e);
+                }
                 throw new StoreCorruptedException(
                         "partition '" + name + "' at " + dir + " is corrupted (" + why
                                 + "); Sluice did not open or change it. Restore it from a backup or inspect it with"
@@ -274,9 +384,6 @@ final class StoreCheck {
         } catch (NumberFormatException | NullPointerException e) {
             return; // not known: nothing to check
         }
-        if (min <= 0) {
-            return;
-        }
         long newest = -1;
         for (String n : list(dir)) {
             if (n.endsWith(".log") && n.length() > 4) {
@@ -286,6 +393,20 @@ final class StoreCheck {
                     // not a WAL name
                 }
             }
+        }
+        if (min <= 0) {
+            // Never flushed: every write it holds is in the WAL that its last open created (RocksDB writes the OPTIONS
+            // file after that, at the end of a completed open). Without any WAL, a completed open's writes are gone:
+            // until 2026-11-28 such a partition opened empty (a probe: 100 acknowledged SYNC writes, WAL deleted). An
+            // open interrupted before it wrote OPTIONS had no WAL yet and held no writes: it opens.
+            if (newest < 0 && !newestOptions(dir).isEmpty()) {
+                throw new StoreCorruptedException("partition '" + name + "' at " + dir
+                        + " is missing its write-ahead log: it was never flushed, so its writes are all in its WAL,"
+                        + " and there is no WAL. Opening would silently lose acknowledged writes; Sluice did not open or"
+                        + " change it. Put the WAL back (RocksDB's wal_dir, if it was written with one, is not"
+                        + " supported), or, if the partition held nothing, remove its directory.");
+            }
+            return;
         }
         if (newest < min) {
             throw new StoreCorruptedException("partition '" + name + "' at " + dir
