@@ -77,6 +77,16 @@ class ForeignStoreTest {
         }
     }
 
+    /** Puts k0…k{n-1} → v0…, and flushes them to an SST. */
+    private static void putFlushed(RocksDB db, int n) throws org.rocksdb.RocksDBException {
+        try (FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
+            for (int i = 0; i < n; i++) {
+                db.put(b("k" + i), b("v" + i));
+            }
+            db.flush(f);
+        }
+    }
+
     private static void twoFamilies(String path, boolean writeSecond) throws Exception {
         try (DBOptions o = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)) {
             List<ColumnFamilyDescriptor> ds = List.of(
@@ -115,10 +125,7 @@ class ForeignStoreTest {
                     Options o = new Options().setCreateIfMissing(true).setMergeOperator(op);
                     RocksDB db = RocksDB.open(o, p);
                     FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
-                for (int i = 0; i < 100; i++) {
-                    db.put(b("k" + i), b("v" + i));
-                }
-                db.flush(f);
+                putFlushed(db, 100);
                 for (int i = 0; i < 100; i++) {
                     db.merge(b("k" + i), b("m" + i));
                 }
@@ -133,12 +140,8 @@ class ForeignStoreTest {
     void aTtlDatabaseIsRefusedNamingItsCompactionFilter() throws Exception {
         storeWithForeign(p -> {
             try (Options o = new Options().setCreateIfMissing(true);
-                    TtlDB db = TtlDB.open(o, p, 3600, false);
-                    FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
-                for (int i = 0; i < 100; i++) {
-                    db.put(b("k" + i), b("v" + i));
-                }
-                db.flush(f);
+                    TtlDB db = TtlDB.open(o, p, 3600, false)) {
+                putFlushed(db, 100);
             }
         });
         assertRefusedUnchanged(SluiceException.class, "compaction_filter_factory=", "Ttl");
@@ -223,12 +226,8 @@ class ForeignStoreTest {
         }
         Path ext = dir.resolve("partitions/ext");
         try (Options o = new Options().setCreateIfMissing(true);
-                RocksDB db = RocksDB.open(o, ext.toString());
-                FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
-            for (int i = 0; i < 100; i++) {
-                db.put(b("k" + i), b("v" + i));
-            }
-            db.flush(f);
+                RocksDB db = RocksDB.open(o, ext.toString())) {
+            putFlushed(db, 100);
             for (int i = 100; i < 150; i++) {
                 db.put(b("k" + i), b("v" + i)); // in the WAL only
             }
