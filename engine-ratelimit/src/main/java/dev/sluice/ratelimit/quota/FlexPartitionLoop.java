@@ -26,6 +26,7 @@ import java.util.function.Function;
  */
 public final class FlexPartitionLoop implements ControlLoop {
     public static final String NAME = "flex-partition";
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FlexPartitionLoop.class);
 
     static final Option<Double> WINDOW_S = Option.doubleOption(
             "window.s", 60, 1, 3600, "s", "how often Data_avg_psec (Eq. 3) is re-estimated, over the past window");
@@ -57,6 +58,8 @@ public final class FlexPartitionLoop implements ControlLoop {
     private final double nodeBytesPerSec;
     private final Map<String, Double> applied = new HashMap<>();
     private volatile List<FlexBudgets.Budget> last = List.of();
+    /** Whether the reservations added up to more than the node at the last tick (recorded and logged on a change). */
+    private boolean overcommitted;
 
     FlexPartitionLoop(FlexBudgets budgets, Function<String, PartitionQuota> quotas, double nodeBytesPerSec) {
         this.budgets = budgets;
@@ -85,6 +88,7 @@ public final class FlexPartitionLoop implements ControlLoop {
         List<FlexBudgets.Budget> out = budgets.update(nowNanos, inputs, nodeBytesPerSec);
         last = out;
         List<Action> actions = new ArrayList<>();
+        reservationsOverNode(out).ifPresent(actions::add);
         for (FlexBudgets.Budget b : out) {
             double cap = b.backgroundCapBytesPerSec();
             Double prev = applied.get(b.partition());
@@ -108,6 +112,37 @@ public final class FlexPartitionLoop implements ControlLoop {
         return actions;
     }
 
+    /**
+     * When the partitions' Eq. 2 reservations come to more than the node's bandwidth, or back within it: an event (an
+     * I/O action that changes nothing, so that it is recorded with the node's other control events) and a log line.
+     * Quotas that reserve more than the device carries cannot all be kept — every partition's background budget is
+     * then at its floor, and tenants within their quotas can still wait for one another — and nothing else said so.
+     */
+    private java.util.Optional<Action> reservationsOverNode(List<FlexBudgets.Budget> out) {
+        double reserved = 0;
+        for (FlexBudgets.Budget b : out) {
+            reserved += b.foregroundBytesPerSec();
+        }
+        boolean over = nodeBytesPerSec > 0 && reserved > nodeBytesPerSec;
+        if (over == overcommitted) {
+            return java.util.Optional.empty();
+        }
+        overcommitted = over;
+        String state = String.format(
+                "reservations=%.2fMiB/s %s node=%.2fMiB/s",
+                reserved / Option.MIB, over ? ">" : "<=", nodeBytesPerSec / Option.MIB);
+        String why = over
+                ? "the partitions' Eq. 2 foreground reservations (RCU x 4 KiB x RAF + WCU x 1 KiB) exceed the node's"
+                        + " bandwidth: the quotas are overcommitted and cannot all be kept; lower them or raise the node"
+                : "the partitions' Eq. 2 reservations fit the node's bandwidth again";
+        if (over) {
+            log.warn("flex-partition: {}; {}", state, why);
+        } else {
+            log.info("flex-partition: {}; {}", state, why);
+        }
+        return java.util.Optional.of(new Action.ConfigureIo("io_reservations", state, io -> {}, why));
+    }
+
     static int deepestLevel(LsmSnapshot s) {
         int deepest = 1;
         for (LevelInfo l : s.levels()) {
@@ -129,7 +164,8 @@ public final class FlexPartitionLoop implements ControlLoop {
         public String description() {
             return "FlexEngine §4.2 partition level: per-partition background I/O caps from Eq. 3 (ingest over the last"
                     + " window x LSM-BA), leaving the Eq. 2 foreground reservations (RCU/WCU quotas) free; needs the"
-                    + " priority Env, use with env.policy = flexengine.";
+                    + " priority Env, use with env.policy = flexengine. Reservations adding up to more than the node"
+                    + " are reported (a control event reservations=..., and a warning).";
         }
 
         @Override

@@ -73,6 +73,47 @@ class FlexPartitionLoopTest {
                 .toList();
     }
 
+    /**
+     * Quotas reserving more than the node carries are reported once as an event (and a warning), and again when a live
+     * change brings them back within it; nothing said so before 2026-11-28.
+     */
+    @Test
+    void quotasReservingMoreThanTheNodeAreReportedAndTheirEndToo() {
+        assumeTrue(PriorityEnv.unavailableReason().isEmpty(), "native priority Env");
+        SluiceConfig config = SluiceConfig.builder(dir)
+                .partitions("a", "b")
+                .env("priority")
+                .envOption("policy", "flexengine")
+                .envOption("policy.node.mbps", "100")
+                .controls("flex-partition")
+                .tickPeriod(Duration.ofMillis(100))
+                .quota("a", PartitionQuota.of(10_000, 50_000)) // 10,000 x 4 KiB x RAF 2 + 50,000 KiB = 127 MiB/s
+                .build();
+        try (SluiceNode node = Sluice.open(config)) {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> reservations(node).size() >= 1);
+            assertThat(reservations(node))
+                    .extracting(ControlEvent::action)
+                    .containsExactly("reservations=126.95MiB/s > node=100.00MiB/s");
+            node.partition("a").setQuota(PartitionQuota.of(1_000, 5_000)); // 12.70 MiB/s
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> reservations(node).size() >= 2);
+            assertThat(reservations(node))
+                    .extracting(ControlEvent::action)
+                    .containsExactly(
+                            "reservations=126.95MiB/s > node=100.00MiB/s",
+                            "reservations=12.70MiB/s <= node=100.00MiB/s");
+        }
+    }
+
+    private static List<ControlEvent> reservations(SluiceNode node) {
+        return applied(node).stream()
+                .filter(e -> e.action().startsWith("reservations="))
+                .toList();
+    }
+
     /** A floor of 0 gave a partition with no Eq. 3 budget a 1-B/s cap: its flush never finished (probe, 2026-11-28). */
     @Test
     void aFloorBelowOneMibPerSecondIsRefused() {
