@@ -253,10 +253,12 @@ class BackgroundErrorNodeTest {
                     .inject(FaultRule.eio(Set.of(IoClass.WAL), Set.of(FaultRule.Op.SYNC))
                             .withFileKinds(EnumSet.of(FaultRule.FileKind.WAL)));
             assertThatThrownBy(() -> p.put(key(600), value(600), WriteMode.SYNC))
-                    .as("the writer whose sync failed is told")
+                    .as("the writer whose sync failed is told, and that the outcome is unknown")
                     .isInstanceOf(SluiceException.class)
                     .hasMessageContaining("partition '" + name + "'")
-                    .hasMessageContaining("sluice fault injection");
+                    .hasMessageContaining("sluice fault injection")
+                    .hasMessageContaining("its outcome is unknown");
+            assertThat(p.get(key(600))).as("not in the memtable").isNull();
             PartitionHealth h = p.health();
             assertThat(h.ok()).as("health: %s", h).isFalse();
             assertThat(h.backgroundError()).contains("sluice fault injection");
@@ -264,6 +266,9 @@ class BackgroundErrorNodeTest {
             assertWritesRefusedWithoutAToken(node, name, "sluice fault injection");
             assertThat(env.faults().remove(rule)).isTrue();
             resumeAndCheck(node, name);
+            // RocksDB appended the record before its sync failed: the replay at resume applies it, as the message
+            // warned
+            assertThat(p.get(key(600))).as("the failed put, replayed").isEqualTo(value(600));
         }
         reopenAndCheck(name);
     }
