@@ -36,6 +36,39 @@ class ServerConfigTest {
         assertThat(c.toString()).doesNotContain("pw");
     }
 
+    /**
+     * Tenants on two or more partitions get a per-partition share of the async pool unless the file sets one: without it
+     * one tenant's SCAN flood took the pool's whole queue (another tenant's GETs 200/s → 9/s; probe, 2026-11-28).
+     */
+    @Test
+    void tenantsOnSeveralPartitionsShareTheAsyncPoolUnlessTheFileSaysOtherwise() throws Exception {
+        Path f = dir.resolve("node.properties");
+        String two = "data.dir = data\npartitions = a,b\nserver.tenant.t1.secret = x\nserver.tenant.t1.partition = a\n"
+                + "server.tenant.t2.secret = y\nserver.tenant.t2.partition = b\n";
+        Files.writeString(f, two);
+        assertThat(ServerConfig.fromProperties(f).node().asyncPartitionThreads())
+                .as("reads and writes 1 each of the default 4 threads")
+                .isEqualTo(1);
+        Files.writeString(f, two + "async.threads = 8\n");
+        assertThat(ServerConfig.fromProperties(f).node().asyncPartitionThreads())
+                .isEqualTo(3);
+        Files.writeString(f, two + "async.partition.threads = 0\n");
+        assertThat(ServerConfig.fromProperties(f).node().asyncPartitionThreads())
+                .as("set in the file: kept")
+                .isZero();
+        Files.writeString(
+                f,
+                "data.dir = data\npartitions = a,b\nserver.tenant.t1.secret = x\nserver.tenant.t1.partition = a\n"
+                        + "server.tenant.t2.secret = y\nserver.tenant.t2.partition = a\n");
+        assertThat(ServerConfig.fromProperties(f).node().asyncPartitionThreads())
+                .as("one partition: nobody to isolate")
+                .isZero();
+        Files.writeString(f, two + "async.threads = many\n");
+        assertThatThrownBy(() -> ServerConfig.fromProperties(f))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("async.threads");
+    }
+
     @Test
     void aKeyGivenTwiceIsAnErrorThatNeverShowsASecret() throws Exception {
         Path f = dir.resolve("node.properties");
