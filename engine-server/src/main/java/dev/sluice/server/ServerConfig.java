@@ -144,6 +144,15 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             "Most RESP2 connections open at once (Redis' maxclients); a connection beyond it gets -ERR max number of"
                     + " clients reached and is closed. Capped at half the process's file-descriptor limit, so that"
                     + " idle clients cannot take the descriptors RocksDB needs for its WAL and SST files.");
+    public static final Option<Long> AUTH_TIMEOUT_MS = Option.longOption(
+            "auth.timeout.ms",
+            10_000,
+            0,
+            3_600_000,
+            "ms",
+            "On a server with tenants: a connection that has not authenticated this long after it opened is closed,"
+                    + " so that idle unauthenticated sockets cannot hold server.max.connections against the tenants"
+                    + " (0 = never).");
     public static final Option<Integer> SCAN_MAX_COUNT =
             Option.intOption("scan.max.count", 100_000, 1, 10_000_000, "keys", "Largest COUNT a SCAN may ask for.");
     public static final Option<Long> SHUTDOWN_TIMEOUT_MS = Option.longOption(
@@ -176,6 +185,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             MAX_REPLY_BYTES_PER_CONNECTION,
             MAX_REPLY_BYTES,
             MAX_CONNECTIONS,
+            AUTH_TIMEOUT_MS,
             SCAN_MAX_COUNT,
             SHUTDOWN_TIMEOUT_MS,
             HISTORY_SECONDS);

@@ -26,6 +26,7 @@ final class ServerStats {
     private final LongAdder errors = new LongAdder();
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
+    private final LongAdder authTimeouts = new LongAdder();
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<String, Counter> perCommand = new ConcurrentHashMap<>();
     private Histogram recycled;
@@ -54,6 +55,9 @@ final class ServerStats {
                 .register(registry);
         FunctionCounter.builder("sluice.server.connections.refused", connectionsRefused, LongAdder::sum)
                 .description("connections refused at accept: server.max.connections reached")
+                .register(registry);
+        FunctionCounter.builder("sluice.server.auth.timeouts", authTimeouts, LongAdder::sum)
+                .description("connections closed for not authenticating within server.auth.timeout.ms")
                 .register(registry);
     }
 
@@ -103,6 +107,14 @@ final class ServerStats {
 
     void connectionRefused() {
         connectionsRefused.increment();
+    }
+
+    void authTimeout() {
+        authTimeouts.increment();
+    }
+
+    long authTimeoutCount() {
+        return authTimeouts.sum();
     }
 
     long commands() {

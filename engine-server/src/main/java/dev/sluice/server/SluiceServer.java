@@ -124,6 +124,7 @@ public final class SluiceServer implements AutoCloseable {
         int maxInline = config.get(ServerConfig.MAX_INLINE_BYTES);
         long maxRequest = config.get(ServerConfig.MAX_REQUEST_BYTES);
         boolean authRequired = config.authRequired();
+        long authTimeoutMs = config.get(ServerConfig.AUTH_TIMEOUT_MS);
         int maxPending = config.get(ServerConfig.MAX_PENDING);
         long replyBudget = config.get(ServerConfig.MAX_REPLY_BYTES_PER_CONNECTION);
         int maxConnections = maxConnections(config.get(ServerConfig.MAX_CONNECTIONS));
@@ -161,6 +162,24 @@ public final class SluiceServer implements AutoCloseable {
                                                 maxRequest,
                                                 () -> authRequired && session.tenant == null),
                                         h);
+                        if (authRequired && authTimeoutMs > 0) {
+                            // a tenant-isolation probe (2026-11-28): 50 idle sockets that never sent a byte held a
+                            // 50-connection cap, and every tenant's AUTH got "max number of clients reached"
+                            ch.eventLoop()
+                                    .schedule(
+                                            () -> {
+                                                if (session.tenant == null && ch.isActive()) {
+                                                    stats.authTimeout();
+                                                    ch.writeAndFlush(Unpooled.copiedBuffer(
+                                                                    "-ERR not authenticated within server.auth.timeout.ms;"
+                                                                            + " closing\r\n",
+                                                                    StandardCharsets.US_ASCII))
+                                                            .addListener(ChannelFutureListener.CLOSE);
+                                                }
+                                            },
+                                            authTimeoutMs,
+                                            TimeUnit.MILLISECONDS);
+                        }
                     }
                 });
         respChannel = bindOrExplain(

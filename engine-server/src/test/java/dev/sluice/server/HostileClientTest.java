@@ -227,6 +227,47 @@ class HostileClientTest {
         }
     }
 
+    /**
+     * Sockets that never authenticate are closed after server.auth.timeout.ms, so they cannot hold the connection cap
+     * against the tenants (a probe, 2026-11-28: 50 idle sockets locked every tenant out of a 50-connection server for
+     * as long as they stayed open). An authenticated connection is not touched by the deadline.
+     */
+    @Test
+    void idleSocketsThatNeverAuthenticateAreClosedAndTheTenantGetsIn() throws Exception {
+        try (SluiceServer s = TestServers.start(
+                        dir,
+                        "server.max.connections",
+                        "2",
+                        "server.auth.timeout.ms",
+                        "500",
+                        "server.tenant.alice.secret",
+                        "a-secret",
+                        "server.tenant.alice.partition",
+                        "default");
+                RawClient authed = new RawClient(s.port());
+                RawClient idle = new RawClient(s.port())) {
+            assertThat(authed.send(RawClient.command("AUTH", "alice", "a-secret"))
+                            .line())
+                    .isEqualTo("+OK");
+            try (RawClient third = new RawClient(s.port())) {
+                assertThat(third.line()).isEqualTo("-ERR max number of clients reached");
+            }
+            assertThat(idle.line()).isEqualTo("-ERR not authenticated within server.auth.timeout.ms; closing");
+            assertThat(idle.closedByServer()).isTrue();
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .untilAsserted(() -> {
+                        try (RawClient tenant = new RawClient(s.port())) {
+                            assertThat(tenant.send(RawClient.command("AUTH", "alice", "a-secret"))
+                                            .line())
+                                    .isEqualTo("+OK");
+                        }
+                    });
+            Thread.sleep(700); // past the deadline: the authenticated connection still works
+            assertThat(authed.send(RawClient.command("PING")).line()).isEqualTo("+PONG");
+        }
+    }
+
     @Test
     void anArrayArrivingInThousandsOfPiecesIsDecodedOnceNotFromItsHeaderEachTime() {
         int n = 1_000_000;
