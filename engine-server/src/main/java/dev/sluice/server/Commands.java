@@ -178,9 +178,12 @@ final class Commands {
 
     private CompletableFuture<Reply> run(Spec spec, Call call, byte[][] args) {
         try {
-            return spec.run().apply(call, args).exceptionally(this::toError);
+            String partition =
+                    call.partition() == null ? null : call.partition().name();
+            return spec.run().apply(call, args).exceptionally(t -> toError(t, partition));
         } catch (RuntimeException e) {
-            return done(toError(e));
+            return done(toError(
+                    e, call.partition() == null ? null : call.partition().name()));
         }
     }
 
@@ -573,18 +576,18 @@ final class Commands {
 
     // ---- errors ----
 
-    /** Maps an engine failure to the error a Redis client expects. */
-    Reply toError(Throwable t) {
+    /** Maps an engine failure to the error a Redis client expects; counts refusals for {@code partition} too. */
+    Reply toError(Throwable t, String partition) {
         Throwable e = t;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
         if (e instanceof OverloadedException) {
-            stats.busy();
+            stats.busy(partition);
             return Reply.error("BUSY " + e.getMessage());
         }
         if (e instanceof QuotaExceededException) {
-            stats.quota();
+            stats.quota(partition);
             return Reply.error("QUOTA " + e.getMessage());
         }
         stats.error();

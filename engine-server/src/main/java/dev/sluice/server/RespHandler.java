@@ -42,7 +42,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * {@code held[0]}: the bytes its reply is counted with in {@link #readyBytes}; {@code held[1]}: see {@link #start};
-     * {@code share}: the partition's count in {@link ReplyMemory} it was started under.
+     * {@code share}: the partition's count in {@link ReplyMemory} it was started under; {@code tenantPartition}: the
+     * partition of the tenant the connection had authenticated as when it was read (null before AUTH), whose INFO
+     * counts it.
      */
     private record Pending(
             CompletableFuture<Reply> reply,
@@ -50,7 +52,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             KeyOrder.Access access,
             long startNanos,
             long[] held,
-            ReplyMemory.Share share) {}
+            ReplyMemory.Share share,
+            String tenantPartition) {}
 
     /** A decoded request that waits for reply memory before it starts; {@code reply} is completed with its reply. */
     private record Waiting(
@@ -356,7 +359,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             long[] held,
             ReplyMemory.Share share,
             boolean drainOnCompletion) {
-        pending.addLast(new Pending(f, command, access, System.nanoTime(), held, share));
+        pending.addLast(new Pending(f, command, access, System.nanoTime(), held, share, tenantPartition()));
         if (pending.size() > peakPending) {
             peakPending = pending.size();
         }
@@ -415,7 +418,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             }
             Pending p = pending.pollFirst();
             order.release(p.access(), p.reply());
-            stats.completed(p.command(), System.nanoTime() - p.startNanos());
+            stats.completed(p.command(), System.nanoTime() - p.startNanos(), p.tenantPartition());
             written(p);
             if (r instanceof Reply.ThenClose) {
                 closing = true;
@@ -483,6 +486,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ctx.channel().config().setAutoRead(false);
             drain(true);
         });
+    }
+
+    /** The partition of the tenant this connection authenticated as, or null before AUTH (or without tenants). */
+    String tenantPartition() {
+        Session s = session;
+        return s.tenant == null || s.partition == null ? null : s.partition.name();
     }
 
     /** The connection's CLIENT SETNAME name, or null. */

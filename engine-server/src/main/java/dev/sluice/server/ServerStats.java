@@ -27,6 +27,30 @@ final class ServerStats {
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
     private final LongAdder authTimeouts = new LongAdder();
+
+    /**
+     * A partition's own counts, for what INFO shows a tenant: until 2026-11-28 INFO gave every tenant the node-wide
+     * counts (another tenant's commands, rates and refusals; a tenant-isolation probe).
+     */
+    static final class PartitionCounts {
+        final LongAdder commands = new LongAdder();
+        final LongAdder busy = new LongAdder();
+        final LongAdder quota = new LongAdder();
+    }
+
+    private final ConcurrentHashMap<String, PartitionCounts> perPartition = new ConcurrentHashMap<>();
+    private static final PartitionCounts NONE = new PartitionCounts();
+
+    /** {@code partition}'s counts (an empty one, never counted into, for a partition nothing was counted for). */
+    PartitionCounts partition(String partition) {
+        PartitionCounts c = partition == null ? null : perPartition.get(partition);
+        return c == null ? NONE : c;
+    }
+
+    private PartitionCounts countsOf(String partition) {
+        return perPartition.computeIfAbsent(partition, p -> new PartitionCounts());
+    }
+
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<String, Counter> perCommand = new ConcurrentHashMap<>();
     private Histogram recycled;
@@ -73,9 +97,15 @@ final class ServerStats {
         return connections.get();
     }
 
-    /** A command finished after {@code nanos}; {@code name} is its upper-case name (known commands only). */
-    void completed(String name, long nanos) {
+    /**
+     * A command finished after {@code nanos}; {@code name} is its upper-case name (known commands only), {@code
+     * partition} the connection's partition when it started (null: none).
+     */
+    void completed(String name, long nanos, String partition) {
         commands.increment();
+        if (partition != null) {
+            countsOf(partition).commands.increment();
+        }
         latency.recordValue(Math.min(MAX_LATENCY_MICROS, Math.max(0, nanos / 1000)));
         if (name != null) {
             perCommand
@@ -89,12 +119,18 @@ final class ServerStats {
         }
     }
 
-    void busy() {
+    void busy(String partition) {
         busy.increment();
+        if (partition != null) {
+            countsOf(partition).busy.increment();
+        }
     }
 
-    void quota() {
+    void quota(String partition) {
         quota.increment();
+        if (partition != null) {
+            countsOf(partition).quota.increment();
+        }
     }
 
     void error() {

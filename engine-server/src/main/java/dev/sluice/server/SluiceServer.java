@@ -82,6 +82,9 @@ public final class SluiceServer implements AutoCloseable {
         this.node = Sluice.open(config.node(), registry);
         this.stats = new ServerStats(registry);
         this.status = new StatusSampler(node, config, stats, Clock.systemUTC());
+        status.connectionsOf(p -> (int) handlers.values().stream()
+                .filter(h -> p.equals(h.tenantPartition()))
+                .count());
         this.commands = new Commands(node, config, stats, status);
         this.replyMemory = new ReplyMemory(
                 ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), servedPartitions(config, node));

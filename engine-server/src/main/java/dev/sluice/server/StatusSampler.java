@@ -39,6 +39,11 @@ final class StatusSampler {
     private long lastMillis;
     private volatile double commandsPerSecond;
     private volatile Map<String, Object> ports = Map.of();
+    /** Per tenant partition: its commands at the last sample, and its commands per second over the last interval. */
+    private final Map<String, Long> lastPartitionCommands = new java.util.HashMap<>();
+
+    private final Map<String, Double> partitionCommandsPerSecond = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile java.util.function.ToIntFunction<String> connectionsOf = p -> 0;
 
     StatusSampler(SluiceNode node, ServerConfig config, ServerStats stats, Clock clock) {
         this.node = node;
@@ -54,6 +59,11 @@ final class StatusSampler {
         ports = Map.of("resp", resp, "http", http);
     }
 
+    /** How INFO counts a tenant partition's connections (the server's open connections authenticated to it). */
+    void connectionsOf(java.util.function.ToIntFunction<String> f) {
+        connectionsOf = f;
+    }
+
     /** Takes one point (called once a second). */
     void sample() {
         long now = clock.millis();
@@ -63,6 +73,13 @@ final class StatusSampler {
         lastCommands = commands;
         lastMillis = now;
         commandsPerSecond = cps;
+        for (ServerConfig.Tenant t : config.tenants().values()) {
+            long c = stats.partition(t.partition()).commands.sum();
+            Long before = lastPartitionCommands.put(t.partition(), c);
+            if (before != null) {
+                partitionCommandsPerSecond.put(t.partition(), (c - before) / secs);
+            }
+        }
         Histogram h = stats.intervalLatency();
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("t", now);
@@ -201,20 +218,25 @@ final class StatusSampler {
                     .append((clock.millis() - startMillis) / 1000)
                     .append("\r\n\r\n");
         }
+        // With tenants, a tenant sees its own partition's counts, not the node's: until 2026-11-28 INFO showed every
+        // tenant the others' commands, rates and refusals (a tenant-isolation probe)
+        String own = config.authRequired() ? c.partition().name() : null;
         if (all || sections.contains("clients")) {
             sb.append("# Clients\r\nconnected_clients:")
-                    .append(stats.connections())
+                    .append(own == null ? stats.connections() : connectionsOf.applyAsInt(own))
                     .append("\r\n\r\n");
         }
         if (all || sections.contains("stats")) {
+            ServerStats.PartitionCounts mine = own == null ? null : stats.partition(own);
             sb.append("# Stats\r\ntotal_commands_processed:")
-                    .append(stats.commands())
+                    .append(mine == null ? stats.commands() : mine.commands.sum())
                     .append("\r\ninstantaneous_ops_per_sec:")
-                    .append(Math.round(commandsPerSecond))
+                    .append(Math.round(
+                            mine == null ? commandsPerSecond : partitionCommandsPerSecond.getOrDefault(own, 0.0)))
                     .append("\r\nrejected_busy:")
-                    .append(stats.busyCount())
+                    .append(mine == null ? stats.busyCount() : mine.busy.sum())
                     .append("\r\nrejected_quota:")
-                    .append(stats.quotaCount())
+                    .append(mine == null ? stats.quotaCount() : mine.quota.sum())
                     .append("\r\n\r\n");
         }
         if (all || sections.contains("sluice")) {

@@ -120,6 +120,48 @@ class AuthTest {
         }
     }
 
+    /**
+     * INFO's clients and stats sections count the tenant's own partition: they showed the node's counts, so a tenant
+     * saw another's commands, rate and refusals (a tenant-isolation probe, 2026-11-28).
+     */
+    @Test
+    void infoCountsOnlyTheTenantsOwnPartition() {
+        try (Jedis a = TestServers.jedis(server);
+                Jedis b = TestServers.jedis(server);
+                Jedis b2 = TestServers.jedis(server)) {
+            assertThat(a.auth("alice", "s3cret-a")).isEqualTo("OK");
+            assertThat(b.auth("bob", "s3cret-b")).isEqualTo("OK");
+            assertThat(b2.auth("bob", "s3cret-b")).isEqualTo("OK");
+            long aliceBefore = field(a.info("stats"), "total_commands_processed");
+            for (int i = 0; i < 500; i++) {
+                b.set("k" + i, "v");
+            }
+            long aliceAfter = field(a.info("stats"), "total_commands_processed");
+            assertThat(aliceAfter - aliceBefore)
+                    .as("alice's count moved by her own INFO only, not by bob's 500 SETs")
+                    .isEqualTo(1);
+            assertThat(field(b.info("stats"), "total_commands_processed")).isGreaterThanOrEqualTo(500);
+            // other tests' connections to this server may take a moment to be seen closed
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .untilAsserted(() -> {
+                        assertThat(field(a.info("clients"), "connected_clients"))
+                                .isEqualTo(1);
+                        assertThat(field(b.info("clients"), "connected_clients"))
+                                .isEqualTo(2);
+                    });
+        }
+    }
+
+    private static long field(String info, String name) {
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith(name + ":")) {
+                return Long.parseLong(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError(name + " not in " + info);
+    }
+
     @Test
     void helloCanAuthenticate() {
         try (Jedis j = new Jedis(
