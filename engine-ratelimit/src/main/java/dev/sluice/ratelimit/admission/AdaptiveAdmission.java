@@ -25,7 +25,8 @@ import java.util.Map;
  *       without an admission"), then sets {@code t_0} to it. {@code initial.rate > 0} skips the measurement. If the
  *       watermark reaches {@code watermark.high} during warm-up, warm-up ends at once. The measurement starts with
  *       the first request in scope: an idle partition stays in warm-up, its gate open (since 2026-11-28; before, an
- *       idle start gave {@code t_0 = min.rate}).
+ *       idle start gave {@code t_0 = min.rate}); a warm-up whose mean is below {@code min.rate} (a trickle) starts
+ *       over, unless the watermark reached {@code watermark.high}.
  *   <li><b>Feedback</b> (y_k &lt; y_h): once per control period ({@code period.seconds}), {@code e_k = y_k − target};
  *       {@code t_k = t_{k−1}·(1 − K1·e_k − K2·(e_k − e_{k−1}))} (Eq. 2), with y_k the watermark chosen by {@code
  *       watermark.source} ({@link WatermarkSource}: the memtable fill level, or memtables + L0 for the SP-LSM profile)
@@ -487,6 +488,15 @@ public final class AdaptiveAdmission implements ControlLoop {
                 st.warmupNanos += ls.intervalNanos();
                 boolean done = st.warmupNanos >= s.warmupNanos() || y >= s.highWatermark();
                 if (!done) {
+                    return null;
+                }
+                if (y < s.highWatermark() && st.warmupOps / (st.warmupNanos / 1e9) < s.minRate()) {
+                    // A trickle (below min.rate) measures demand, not capacity: t_0 from it capped the rate at
+                    // max.rate.factor × min.rate, and the first real load met -BUSY for seconds while the rate doubled
+                    // tick by tick (a probe of the server, 2026-11-28: one SET in the warm-up, then redis-benchmark got
+                    // "admission would wait over 1000 ms at 200 requests/s"). The warm-up starts over, the gate open.
+                    st.warmupOps = 0;
+                    st.warmupNanos = 0;
                     return null;
                 }
                 st.t0 = Math.max(s.minRate(), st.warmupOps / (st.warmupNanos / 1e9));

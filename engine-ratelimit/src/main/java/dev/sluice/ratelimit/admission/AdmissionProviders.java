@@ -49,7 +49,8 @@ public final class AdmissionProviders {
             0,
             3600,
             "s",
-            "how long the unthrottled throughput is measured, from the first request, to set the initial rate");
+            "how long the unthrottled throughput is measured, from the first request, to set the initial rate (a mean"
+                    + " below min.rate starts it over)");
 
     private static final OptionSet GATE_OPTIONS =
             OptionSet.of(SCOPE, QUEUE_MAX, WAIT_MAX_MS, BURST_MS, MIN_RATE, WARMUP_SECONDS);

@@ -70,7 +70,13 @@ public final class StaticAdmission implements ControlLoop {
                 if (m[1] < warmupNanos) {
                     continue;
                 }
-                r = Math.max(minRate, m[0] / (m[1] / 1e9));
+                if (m[0] / (m[1] / 1e9) < minRate) {
+                    // a trickle measured no load worth fixing for good (it fixed min.rate forever): measure again
+                    m[0] = 0;
+                    m[1] = 0;
+                    continue;
+                }
+                r = m[0] / (m[1] / 1e9);
                 reason = String.format("fixed at the mean unthrottled throughput of the first %.1f s", m[1] / 1e9);
             }
             fixed.put(ls.partition(), r);

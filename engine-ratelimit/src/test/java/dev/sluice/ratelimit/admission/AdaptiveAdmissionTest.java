@@ -1093,6 +1093,39 @@ class AdaptiveAdmissionTest {
         assertThat(rateOf(sa.decide(tick(0.3, 1000, 1000, 5), now))).isCloseTo(2_000, within(0.01));
     }
 
+    /**
+     * A warm-up that saw only a trickle (mean below min.rate) starts over instead of setting t_0 from it: one SET in
+     * the warm-up capped the rate at 2 × min.rate, and redis-benchmark then met -BUSY (a probe of the server,
+     * 2026-11-28). Both controllers; a trickle that fills the buffer to the high watermark still ends the warm-up.
+     */
+    @Test
+    void aTrickleDuringTheWarmUpDoesNotSetTheRate() {
+        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        for (int i = 0; i < 20; i++) { // 4 warm-up windows of 5 s, one request a second: 1/s < min.rate (100/s)
+            assertThat(c.decide(tick(0.1, 1, 0, 5), now))
+                    .as("trickle second %d", i)
+                    .isEmpty();
+        }
+        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.WARMUP);
+        for (int i = 0; i < 4; i++) {
+            assertThat(c.decide(tick(0.1, 2500, 2500, 5), now)).isEmpty();
+        }
+        assertThat(rateOf(c.decide(tick(0.1, 2500, 2500, 5), now))).isCloseTo(5_000, within(0.01));
+
+        AdaptiveAdmission full = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        assertThat(rateOf(full.decide(tick(0.9, 1, 0, 5), now)))
+                .as("the buffer at the high watermark ends the warm-up whatever it measured")
+                .isCloseTo(100, within(0.01));
+
+        StaticAdmission sa = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
+        for (int i = 0; i < 9; i++) {
+            assertThat(sa.decide(tick(0.3, 1, 0, 5), now)).isEmpty();
+        }
+        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
+        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
+        assertThat(rateOf(sa.decide(tick(0.3, 1000, 1000, 5), now))).isCloseTo(2_000, within(0.01));
+    }
+
     @Test
     void staticAdmissionFixesTheWarmUpMeanOnce() {
         StaticAdmission c = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
