@@ -1073,24 +1073,7 @@ class AdaptiveAdmissionTest {
      */
     @Test
     void idleSecondsBeforeTheFirstRequestAreNotPartOfTheWarmUp() {
-        AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
-        for (int i = 0; i < 30; i++) {
-            assertThat(c.decide(tick(0.0, 0, 0, 5), now))
-                    .as("idle second %d", i)
-                    .isEmpty();
-        }
-        assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.WARMUP);
-        for (int i = 0; i < 4; i++) {
-            assertThat(c.decide(tick(0.1, 2500, 2500, 5), now)).isEmpty();
-        }
-        assertThat(rateOf(c.decide(tick(0.1, 2500, 2500, 5), now))).isCloseTo(5_000, within(0.01)); // not 100
-        StaticAdmission sa = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
-        for (int i = 0; i < 10; i++) {
-            assertThat(sa.decide(tick(0.0, 0, 0, 5), now)).isEmpty();
-        }
-        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
-        assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
-        assertThat(rateOf(sa.decide(tick(0.3, 1000, 1000, 5), now))).isCloseTo(2_000, within(0.01));
+        warmUpMeasuresTheLoadAfter(0, 30, 10); // not 100
     }
 
     /**
@@ -1100,26 +1083,31 @@ class AdaptiveAdmissionTest {
      */
     @Test
     void aTrickleDuringTheWarmUpDoesNotSetTheRate() {
+        // 4 warm-up windows of 5 s (3 of 3 s for static-admission), one request a second: 1/s < min.rate (100/s)
+        warmUpMeasuresTheLoadAfter(1, 20, 9);
+        AdaptiveAdmission full = new AdaptiveAdmission("admission", settings(0, 0, 0));
+        assertThat(rateOf(full.decide(tick(0.9, 1, 0, 5), now)))
+                .as("the buffer at the high watermark ends the warm-up whatever it measured")
+                .isCloseTo(100, within(0.01));
+    }
+
+    /**
+     * {@code seconds} (adaptive) and {@code staticSeconds} (static-admission) ticks of {@code reads} requests a second,
+     * then a load of 5,000 (2,000) a second: both controllers set their rate from that load alone.
+     */
+    private void warmUpMeasuresTheLoadAfter(long reads, int seconds, int staticSeconds) {
         AdaptiveAdmission c = new AdaptiveAdmission("admission", settings(0, 0, 0));
-        for (int i = 0; i < 20; i++) { // 4 warm-up windows of 5 s, one request a second: 1/s < min.rate (100/s)
-            assertThat(c.decide(tick(0.1, 1, 0, 5), now))
-                    .as("trickle second %d", i)
-                    .isEmpty();
+        for (int i = 0; i < seconds; i++) {
+            assertThat(c.decide(tick(0.1, reads, 0, 5), now)).as("second %d", i).isEmpty();
         }
         assertThat(c.state("p").mode()).isEqualTo(AdaptiveAdmission.Mode.WARMUP);
         for (int i = 0; i < 4; i++) {
             assertThat(c.decide(tick(0.1, 2500, 2500, 5), now)).isEmpty();
         }
         assertThat(rateOf(c.decide(tick(0.1, 2500, 2500, 5), now))).isCloseTo(5_000, within(0.01));
-
-        AdaptiveAdmission full = new AdaptiveAdmission("admission", settings(0, 0, 0));
-        assertThat(rateOf(full.decide(tick(0.9, 1, 0, 5), now)))
-                .as("the buffer at the high watermark ends the warm-up whatever it measured")
-                .isCloseTo(100, within(0.01));
-
         StaticAdmission sa = new StaticAdmission(0, 3 * SEC, AdmissionScope.ALL, 100);
-        for (int i = 0; i < 9; i++) {
-            assertThat(sa.decide(tick(0.3, 1, 0, 5), now)).isEmpty();
+        for (int i = 0; i < staticSeconds; i++) {
+            assertThat(sa.decide(tick(0.3, reads, 0, 5), now)).isEmpty();
         }
         assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();
         assertThat(sa.decide(tick(0.3, 1000, 1000, 5), now)).isEmpty();

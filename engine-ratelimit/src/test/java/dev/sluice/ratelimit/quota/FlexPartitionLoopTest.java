@@ -30,24 +30,13 @@ class FlexPartitionLoopTest {
     @Test
     void setsEachPartitionsBackgroundCapAndTheEnvHoldsTheFlushToIt() {
         assumeTrue(PriorityEnv.unavailableReason().isEmpty(), "native priority Env");
-        SluiceConfig config = SluiceConfig.builder(dir)
-                .partitions("a", "b")
-                .env("priority")
-                .envOption("policy", "flexengine")
-                .envOption("policy.node.mbps", "1000")
-                .controls("flex-partition")
+        SluiceConfig config = twoPartitions(1000, PartitionQuota.of(100, 5000))
                 .controlOption("flex-partition", "floor.mbps", "2")
-                .tickPeriod(Duration.ofMillis(100))
-                .quota("a", PartitionQuota.of(100, 5000))
                 .build();
         try (SluiceNode node = Sluice.open(config)) {
             // first tick: Data_avg = WCU x 1 KiB = 5000 KiB/s, LSM-BA 3 (one level) -> 14.65 MiB/s; b has no write
             // quota: Data_avg 0 -> the 2 MiB/s floor
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> applied(node).size() >= 2);
-            assertThat(applied(node))
-                    .extracting(ControlEvent::action)
+            assertThat(actionsOnce(() -> applied(node), 2))
                     .containsExactlyInAnyOrder("background_cap[a]=14.65MiB/s", "background_cap[b]=2.00MiB/s");
             Partition a = node.partition("a");
             Random rnd = new Random(1);
@@ -67,6 +56,26 @@ class FlexPartitionLoopTest {
         }
     }
 
+    /** Partitions a (with {@code quotaA}) and b on the priority Env, flexengine policy at {@code nodeMbps}. */
+    private SluiceConfig.Builder twoPartitions(int nodeMbps, PartitionQuota quotaA) {
+        return SluiceConfig.builder(dir)
+                .partitions("a", "b")
+                .env("priority")
+                .envOption("policy", "flexengine")
+                .envOption("policy.node.mbps", Integer.toString(nodeMbps))
+                .controls("flex-partition")
+                .tickPeriod(Duration.ofMillis(100))
+                .quota("a", quotaA);
+    }
+
+    /** The actions of {@code events} once there are at least {@code n} of them (within 30 s). */
+    private static List<String> actionsOnce(java.util.function.Supplier<List<ControlEvent>> events, int n) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> events.get().size() >= n);
+        return events.get().stream().map(ControlEvent::action).toList();
+    }
+
     static List<ControlEvent> applied(SluiceNode node) {
         return node.recentEvents().stream()
                 .filter(e -> e.controller().equals("flex-partition") && e.outcome() == ControlEvent.Outcome.APPLIED)
@@ -80,28 +89,14 @@ class FlexPartitionLoopTest {
     @Test
     void quotasReservingMoreThanTheNodeAreReportedAndTheirEndToo() {
         assumeTrue(PriorityEnv.unavailableReason().isEmpty(), "native priority Env");
-        SluiceConfig config = SluiceConfig.builder(dir)
-                .partitions("a", "b")
-                .env("priority")
-                .envOption("policy", "flexengine")
-                .envOption("policy.node.mbps", "100")
-                .controls("flex-partition")
-                .tickPeriod(Duration.ofMillis(100))
-                .quota("a", PartitionQuota.of(10_000, 50_000)) // 10,000 x 4 KiB x RAF 2 + 50,000 KiB = 127 MiB/s
-                .build();
+        // 10,000 x 4 KiB x RAF 2 + 50,000 KiB = 127 MiB/s
+        SluiceConfig config =
+                twoPartitions(100, PartitionQuota.of(10_000, 50_000)).build();
         try (SluiceNode node = Sluice.open(config)) {
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> reservations(node).size() >= 1);
-            assertThat(reservations(node))
-                    .extracting(ControlEvent::action)
+            assertThat(actionsOnce(() -> reservations(node), 1))
                     .containsExactly("reservations=126.95MiB/s > node=100.00MiB/s");
             node.partition("a").setQuota(PartitionQuota.of(1_000, 5_000)); // 12.70 MiB/s
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> reservations(node).size() >= 2);
-            assertThat(reservations(node))
-                    .extracting(ControlEvent::action)
+            assertThat(actionsOnce(() -> reservations(node), 2))
                     .containsExactly(
                             "reservations=126.95MiB/s > node=100.00MiB/s",
                             "reservations=12.70MiB/s <= node=100.00MiB/s");
