@@ -232,6 +232,8 @@ final class StoreCheck {
             lines = Files.readAllLines(newest, java.nio.charset.StandardCharsets.UTF_8);
         } catch (java.nio.charset.MalformedInputException e) {
             return m; // not an OPTIONS file RocksDB wrote
+        } catch (IOException e) {
+            return m; // unreadable (permissions): RocksDB's read-only open after this names the problem
         }
         boolean inDefault = false;
         for (String line : lines) {

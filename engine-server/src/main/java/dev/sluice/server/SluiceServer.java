@@ -168,20 +168,24 @@ public final class SluiceServer implements AutoCloseable {
                         if (authRequired && authTimeoutMs > 0) {
                             // a tenant-isolation probe (2026-11-28): 50 idle sockets that never sent a byte held a
                             // 50-connection cap, and every tenant's AUTH got "max number of clients reached"
-                            ch.eventLoop()
+                            var deadline = ch.eventLoop()
                                     .schedule(
                                             () -> {
                                                 if (session.tenant == null && ch.isActive()) {
                                                     stats.authTimeout();
+                                                    // closed whether or not the line can be written: a client that
+                                                    // stopped reading kept the socket until shutdown (review)
                                                     ch.writeAndFlush(Unpooled.copiedBuffer(
-                                                                    "-ERR not authenticated within server.auth.timeout.ms;"
-                                                                            + " closing\r\n",
-                                                                    StandardCharsets.US_ASCII))
-                                                            .addListener(ChannelFutureListener.CLOSE);
+                                                            "-ERR not authenticated within server.auth.timeout.ms;"
+                                                                    + " closing\r\n",
+                                                            StandardCharsets.US_ASCII));
+                                                    ch.close();
                                                 }
                                             },
                                             authTimeoutMs,
                                             TimeUnit.MILLISECONDS);
+                            // a closed connection does not stay on the heap until its deadline
+                            ch.closeFuture().addListener(f -> deadline.cancel(false));
                         }
                     }
                 });
@@ -410,6 +414,11 @@ public final class SluiceServer implements AutoCloseable {
                 .mapToLong(RespHandler::peakHeld)
                 .max()
                 .orElse(-1);
+    }
+
+    /** RESP connections open now (tests). */
+    int openConnections() {
+        return handlers.size();
     }
 
     /** The server-wide reply bound (tests). */

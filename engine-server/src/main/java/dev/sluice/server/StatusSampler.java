@@ -73,11 +73,15 @@ final class StatusSampler {
         lastCommands = commands;
         lastMillis = now;
         commandsPerSecond = cps;
+        java.util.Set<String> partitions = new java.util.HashSet<>(); // two tenants may share one
         for (ServerConfig.Tenant t : config.tenants().values()) {
-            long c = stats.partition(t.partition()).commands.sum();
-            Long before = lastPartitionCommands.put(t.partition(), c);
+            partitions.add(t.partition());
+        }
+        for (String partition : partitions) {
+            long c = stats.partition(partition).commands.sum();
+            Long before = lastPartitionCommands.put(partition, c);
             if (before != null) {
-                partitionCommandsPerSecond.put(t.partition(), (c - before) / secs);
+                partitionCommandsPerSecond.put(partition, (c - before) / secs);
             }
         }
         Histogram h = stats.intervalLatency();

@@ -268,6 +268,46 @@ class HostileClientTest {
         }
     }
 
+    /**
+     * The deadline closes a connection that never reads: it sends PINGs before AUTH and reads none of the replies, so the
+     * deadline's error line cannot be written; the connection was closed only once that line was written, i.e. never
+     * (review of the deadline, 2026-11-28).
+     */
+    @Test
+    void theAuthDeadlineClosesAClientThatStoppedReading() throws Exception {
+        try (SluiceServer s = TestServers.start(
+                        dir,
+                        "server.auth.timeout.ms",
+                        "1000",
+                        "server.tenant.alice.secret",
+                        "a-secret",
+                        "server.tenant.alice.partition",
+                        "default");
+                Socket hog = new Socket()) {
+            hog.setReceiveBufferSize(4096);
+            hog.connect(new InetSocketAddress("127.0.0.1", s.port()));
+            byte[] pings = "PING\r\n".repeat(10_000).getBytes(US_ASCII);
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 200; i++) {
+                        hog.getOutputStream().write(pings);
+                    }
+                } catch (IOException e) {
+                    // closed by the server: expected
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> s.openConnections() == 0);
+            writer.join(20_000);
+            assertThat(writer.isAlive())
+                    .as("its writes fail once the server closed it")
+                    .isFalse();
+        }
+    }
+
     @Test
     void anArrayArrivingInThousandsOfPiecesIsDecodedOnceNotFromItsHeaderEachTime() {
         int n = 1_000_000;
