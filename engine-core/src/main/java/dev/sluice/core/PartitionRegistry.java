@@ -99,7 +99,6 @@ final class PartitionRegistry {
                 + "' from " + FILE + ".");
     }
 
-    /** Names of the partition directories under {@code partitionsDir} that hold a {@code CURRENT} file. */
     /**
      * The partition list as it must be after an open of {@code partitions} on a store that lists {@code listed}:
      * present when the file must be (re)written — a partition is added, one exists on disk unlisted, or the file is
@@ -113,6 +112,7 @@ final class PartitionRegistry {
         return !all.equals(listed) || !Files.exists(dataDir.resolve(FILE)) ? Optional.of(all) : Optional.empty();
     }
 
+    /** Names of the partition directories under {@code partitionsDir} that hold a {@code CURRENT} file. */
     static Set<String> onDisk(Path partitionsDir) throws IOException {
         Set<String> names = new TreeSet<>();
         if (!Files.isDirectory(partitionsDir)) {

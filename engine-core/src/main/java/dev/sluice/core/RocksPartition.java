@@ -293,7 +293,7 @@ final class RocksPartition implements Partition {
 
     /** Takes {@code units} of the tenant's quota before the request runs (once: not again on an async task's thread). */
     private void takeQuota(RequestKind kind, long units) {
-        if (ADMITTED.get()) {
+        if (ASYNC.get().admitted) {
             return;
         }
         try {
@@ -321,7 +321,7 @@ final class RocksPartition implements Partition {
 
     /** Admission of a request that carries {@code operations} key operations: charged as that many (batch, multiGet). */
     private void admit(RequestKind kind, long bytes, int operations) {
-        if (ADMITTED.get()) {
+        if (ASYNC.get().admitted) {
             return;
         }
         try {
@@ -467,10 +467,10 @@ final class RocksPartition implements Partition {
 
     /**
      * Refuses requests once the node started closing, except admitted async requests (on the pool thread, {@link
-     * #ADMITTED}): the node lets those finish before it closes the partition.
+     * #ASYNC}): the node lets those finish before it closes the partition.
      */
     private void checkOpen() {
-        if (closed || closing && !ADMITTED.get()) {
+        if (closed || closing && !ASYNC.get().admitted) {
             throw new IllegalStateException("partition '" + name + "' is closed");
         }
     }
@@ -987,11 +987,16 @@ final class RocksPartition implements Partition {
         return async(RequestKind.SCAN, 0, 1, 1, () -> withoutGate(called, () -> scanKeys(range, limit)));
     }
 
-    /** Async requests were admitted already: run the synchronous path with the gate bypassed for this thread. */
-    private static final ThreadLocal<Boolean> ADMITTED = ThreadLocal.withInitial(() -> false);
+    /**
+     * The admitted async request running on this pool thread, if any: its synchronous path bypasses the gate and the
+     * quota, and its latency counts from when it was called. One thread-local for both, read on every request.
+     */
+    private static final class AsyncCall {
+        boolean admitted;
+        long calledNanos;
+    }
 
-    /** When the async request running on this thread was made (its latency counts from there), or 0. */
-    private static final ThreadLocal<long[]> CALLED = ThreadLocal.withInitial(() -> new long[1]);
+    private static final ThreadLocal<AsyncCall> ASYNC = ThreadLocal.withInitial(AsyncCall::new);
 
     /**
      * Runs an admitted async request's synchronous path on this pool thread, its latency counted from {@code
@@ -999,20 +1004,20 @@ final class RocksPartition implements Partition {
      * server whose every command is async reported put latencies ~100x below what its clients saw (metrics probe).
      */
     private <T> T withoutGate(long calledNanos, Supplier<T> op) {
-        ADMITTED.set(true);
-        CALLED.get()[0] = calledNanos;
+        AsyncCall c = ASYNC.get();
+        c.admitted = true;
+        c.calledNanos = calledNanos;
         try {
             return op.get();
         } finally {
-            ADMITTED.set(false);
-            CALLED.get()[0] = 0;
+            c.admitted = false;
         }
     }
 
     /** A request's start for its latency timer: the async call's time when it runs admitted, else now. */
     private static long requestStart() {
-        long called = ADMITTED.get() ? CALLED.get()[0] : 0;
-        return called != 0 ? called : System.nanoTime();
+        AsyncCall c = ASYNC.get();
+        return c.admitted ? c.calledNanos : System.nanoTime();
     }
 
     @Override
@@ -1125,7 +1130,7 @@ final class RocksPartition implements Partition {
 
     /** Throws, before admission, when a background error stopped writes. No cost while nothing is suspected. */
     private void checkWritable(String what) {
-        if (!suspect && listener.backgroundError() == null || ADMITTED.get()) {
+        if (!suspect && listener.backgroundError() == null || ASYNC.get().admitted) {
             return; // an admitted async write was checked at its call; if RocksDB stopped since, its write fails
         }
         PartitionHealth h = health();

@@ -204,8 +204,7 @@ final class StoreCheck {
 
     /**
      * The default column family's options in the newest {@code OPTIONS-<n>} file of {@code dir} ({@code key → value},
-     * trimmed), plus any other column family's section name under the key {@code "column family"}; empty when there is
-     * none or it cannot be read.
+     * trimmed); empty when there is none or it cannot be read.
      */
     static Map<String, String> newestOptions(Path dir) throws IOException {
         Path newest = null;

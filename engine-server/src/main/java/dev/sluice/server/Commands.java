@@ -177,13 +177,11 @@ final class Commands {
     }
 
     private CompletableFuture<Reply> run(Spec spec, Call call, byte[][] args) {
+        String partition = call.partition() == null ? null : call.partition().name();
         try {
-            String partition =
-                    call.partition() == null ? null : call.partition().name();
             return spec.run().apply(call, args).exceptionally(t -> toError(t, partition));
         } catch (RuntimeException e) {
-            return done(toError(
-                    e, call.partition() == null ? null : call.partition().name()));
+            return done(toError(e, partition));
         }
     }
 

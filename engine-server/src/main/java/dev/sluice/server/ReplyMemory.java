@@ -16,8 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * evenly among the partitions connections use (the tenants' partitions; without tenants the default one) as a floor
  * that only that partition's connections use; the other half is shared, first come. A partition may always add bytes
  * within its floor; above it, only while the shared half has room. So every such partition keeps {@code cap / (2 ×
- * partitions)} whatever the others do (all of the cap with one partition), and
- * the total stays within the cap: the floors add up to half of it and the bytes above them to at most the other half.
+ * partitions)} whatever the others do (all of the cap with one partition), and the total stays within the cap: the floors add up to half of it and the bytes above them to at most the other half.
  * Until 2026-11-28 one count served all: a throttled tenant's requests keep their worst case reserved while they wait
  * for quota (up to {@code quota.max.wait.ms}), and about 22 of its connections pipelining GETs held a 1-GB cap, so that
  * every other tenant's connections ran one request at a time (a probe of the server's tenant isolation).

@@ -220,6 +220,15 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
         return !tenants.isEmpty();
     }
 
+    /** The partitions the tenants are mapped to, each once (two tenants may share one); empty without tenants. */
+    public java.util.Set<String> tenantPartitions() {
+        java.util.Set<String> p = new java.util.TreeSet<>();
+        for (Tenant t : tenants.values()) {
+            p.add(t.partition());
+        }
+        return p;
+    }
+
     /** Reads a properties file: {@code server.*} keys here, every other key is the node's. */
     public static ServerConfig fromProperties(Path file) {
         Properties p = SluiceConfig.readPropertiesFile(file);

@@ -397,14 +397,9 @@ public final class SluiceServer implements AutoCloseable {
      * shrink the bound).
      */
     static java.util.Set<String> servedPartitions(ServerConfig config, SluiceNode node) {
-        if (!config.authRequired()) {
-            return java.util.Set.of(node.defaultPartition().name());
-        }
-        java.util.Set<String> served = new java.util.LinkedHashSet<>();
-        for (ServerConfig.Tenant t : config.tenants().values()) {
-            served.add(t.partition());
-        }
-        return served;
+        return config.authRequired()
+                ? config.tenantPartitions()
+                : java.util.Set.of(node.defaultPartition().name());
     }
 
     /** The most reply bytes the open RESP connection named {@code clientName} (CLIENT SETNAME) has held (tests). */

@@ -44,6 +44,7 @@ final class StatusSampler {
 
     private final Map<String, Double> partitionCommandsPerSecond = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile java.util.function.ToIntFunction<String> connectionsOf = p -> 0;
+    private final java.util.Set<String> tenantPartitions;
 
     StatusSampler(SluiceNode node, ServerConfig config, ServerStats stats, Clock clock) {
         this.node = node;
@@ -51,6 +52,7 @@ final class StatusSampler {
         this.stats = stats;
         this.clock = clock;
         this.capacity = config.get(ServerConfig.HISTORY_SECONDS);
+        this.tenantPartitions = config.tenantPartitions();
         this.startMillis = clock.millis();
         this.lastMillis = startMillis;
     }
@@ -73,11 +75,7 @@ final class StatusSampler {
         lastCommands = commands;
         lastMillis = now;
         commandsPerSecond = cps;
-        java.util.Set<String> partitions = new java.util.HashSet<>(); // two tenants may share one
-        for (ServerConfig.Tenant t : config.tenants().values()) {
-            partitions.add(t.partition());
-        }
-        for (String partition : partitions) {
+        for (String partition : tenantPartitions) {
             long c = stats.partition(partition).commands.sum();
             Long before = lastPartitionCommands.put(partition, c);
             if (before != null) {
