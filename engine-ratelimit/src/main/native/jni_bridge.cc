@@ -176,6 +176,11 @@ BRIDGE(void, setChunkBytes)(JNIEnv*, jclass, jlong h, jlong bytes) {
   State(h)->chunk_bytes.store(bytes < 0 ? 0 : static_cast<uint64_t>(bytes));
 }
 
+BRIDGE(void, setClassChunkBytes)(JNIEnv*, jclass, jlong h, jint cls, jlong bytes) {
+  if (cls < 0 || cls >= sluice::kNumClasses) return;
+  State(h)->class_chunk_bytes[cls].store(bytes < 0 ? -1 : static_cast<int64_t>(bytes));
+}
+
 BRIDGE(void, configureDevice)
 (JNIEnv*, jclass, jlong h, jboolean enabled, jdouble iops, jdouble read_bps, jdouble write_bps, jlong base_ns,
  jdouble pool, jlong unit_bytes) {

@@ -266,7 +266,8 @@ IOStatus RunIo(const FileCtx& f, int cls, bool urgent, int op, uint64_t req_byte
 size_t ChunkFor(const FileCtx& f, int cls, size_t n) {
   if (f.direct || !IsBackground(cls)) return 0;
   EnvState& s = *f.st;
-  uint64_t c = s.chunk_bytes.load(std::memory_order_relaxed);
+  const int64_t own = s.class_chunk_bytes[cls].load(std::memory_order_relaxed);
+  uint64_t c = own >= 0 ? static_cast<uint64_t>(own) : s.chunk_bytes.load(std::memory_order_relaxed);
   if (c == 0 || n <= c) return 0;
   if (!s.SchedulingOn() && !s.device.Enabled()) return 0;
   return static_cast<size_t>(c);

@@ -390,8 +390,15 @@ struct EnvState {
   FaultInjector faults;
   PowerState power;
   std::atomic<uint64_t> chunk_bytes{262144};
+  // Per-class chunk size of background I/O (bytes); -1 = chunk_bytes. A write chunk in the device's write queue is what
+  // a WAL write waits behind, so a paced class (whose rate a small chunk does not limit) can take smaller chunks than
+  // an unpaced compaction, whose throughput pays the device's per-I/O latency once per chunk.
+  std::atomic<int64_t> class_chunk_bytes[kNumClasses];
 
-  EnvState() { unattributed.name = ""; }
+  EnvState() {
+    unattributed.name = "";
+    for (auto& c : class_chunk_bytes) c.store(-1);
+  }
   int Register(const std::string& name, const std::vector<std::string>& dirs);
   Partition* Lookup(const std::string& fname);  // longest registered prefix, or &unattributed
   Partition* ByIndex(int idx);                  // -1 -> unattributed

@@ -83,6 +83,9 @@ final class NativeBridge {
 
     static native void setChunkBytes(long state, long bytes);
 
+    /** {@code bytes} &lt; 0: the class takes the node's chunk size again. */
+    static native void setClassChunkBytes(long state, int ioClass, long bytes);
+
     static native void setWriteBurstNanos(long state, long nanos);
 
     static native void configureDevice(

@@ -79,6 +79,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         PriorityEnv pe = new PriorityEnv(s, e);
         try {
             pe.setChunkBytes(config.chunkBytes());
+            config.classChunkBytes().forEach(pe::setChunkBytes);
             pe.setWriteBurst(config.writeBurst());
             pe.configureDevice(config.device());
             config.classLimits().forEach((c, l) -> pe.setClassLimit(c, l.opsPerSecond(), l.bytesPerSecond()));
@@ -392,6 +393,27 @@ public final class PriorityEnv implements StorageEnv, IoControl {
         }
         withState(s -> {
             NativeBridge.setChunkBytes(s, bytes);
+            return null;
+        });
+    }
+
+    /**
+     * Sets the chunk size of one background class's I/O, overriding {@link #setChunkBytes} for it; {@code bytes} &lt; 0
+     * makes the class take the node's chunk size again, 0 stops cutting its I/O. A write chunk waiting in the device's
+     * write queue is what a WAL write waits behind (DEVICE.md, "The write budget"), and every chunk pays the device's
+     * per-I/O latency: a class whose rate is capped ({@code env.limit.<class>.mbps}) can take small chunks without
+     * losing throughput, an uncapped compaction cannot.
+     *
+     * @throws IllegalArgumentException when {@code ioClass} is not background I/O (only FLUSH, the COMPACTION_ classes
+     *     and PREFETCH are cut into chunks)
+     */
+    public void setChunkBytes(IoClass ioClass, long bytes) {
+        if (!PriorityEnvConfig.CHUNKED.contains(ioClass)) {
+            throw new IllegalArgumentException(
+                    "only background I/O is cut into chunks (" + PriorityEnvConfig.CHUNKED + "), not " + ioClass);
+        }
+        withState(s -> {
+            NativeBridge.setClassChunkBytes(s, ioClass.ordinal(), bytes < 0 ? -1 : bytes);
             return null;
         });
     }

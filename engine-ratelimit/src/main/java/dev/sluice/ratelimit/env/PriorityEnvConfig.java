@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The priority Env's start-up settings: initial node policy, chunk size, per-class caps and the emulated device. Node
@@ -21,12 +23,14 @@ import java.util.Map;
  * PriorityEnv#configureDevice}.
  *
  * @param classLimits caps per class (classes without an entry are uncapped)
+ * @param classChunkBytes chunk sizes of single background classes (the others take {@code chunkBytes}); 0 = not cut
  * @param writeBurst burst of the write budget (how far background writes may run ahead of the device); &gt; 0
  */
 public record PriorityEnvConfig(
         IoPolicy policy,
         long chunkBytes,
         Map<IoClass, ClassLimit> classLimits,
+        Map<IoClass, Long> classChunkBytes,
         ContractDevice device,
         Duration writeBurst) {
 
@@ -125,6 +129,17 @@ public record PriorityEnvConfig(
     public static final Option<Double> DEVICE_IO_UNIT_KB =
             Option.doubleOption("device.io.unit.kb", 256, 0.5, 65536, "KiB", "I/O size that costs one IOPS token");
 
+    /** The classes whose I/O is cut into chunks: background I/O. */
+    public static final Set<IoClass> CHUNKED = Collections.unmodifiableSet(EnumSet.of(
+            IoClass.FLUSH, IoClass.COMPACTION_L0, IoClass.COMPACTION_HIGH, IoClass.COMPACTION_DEEP, IoClass.PREFETCH));
+
+    /**
+     * {@code chunk.<class>.kb}: the chunk size of one background class; unset = {@link #CHUNK_KB}. A write chunk in the
+     * device's write queue is what a WAL write waits behind, and each chunk pays the device's per-I/O latency, so a
+     * paced class can take smaller chunks than an unpaced compaction.
+     */
+    public static final Map<IoClass, Option<Double>> CHUNK_CLASS_KB;
+
     /** {@code limit.<class>.ops}: cap on the class's operations per second. */
     public static final Map<IoClass, Option<Double>> LIMIT_OPS;
 
@@ -137,6 +152,7 @@ public record PriorityEnvConfig(
     static {
         EnumMap<IoClass, Option<Double>> ops = new EnumMap<>(IoClass.class);
         EnumMap<IoClass, Option<Double>> mbps = new EnumMap<>(IoClass.class);
+        EnumMap<IoClass, Option<Double>> chunks = new EnumMap<>(IoClass.class);
         List<Option<?>> all = new ArrayList<>(List.of(
                 POLICY,
                 POLICY_STARVATION_MS,
@@ -174,9 +190,47 @@ public record PriorityEnvConfig(
             all.add(ops.get(c));
             all.add(mbps.get(c));
         }
+        for (IoClass c : CHUNKED) {
+            chunks.put(c, chunkOption(c));
+            all.add(chunks.get(c));
+        }
+        CHUNK_CLASS_KB = Collections.unmodifiableMap(chunks);
         LIMIT_OPS = Collections.unmodifiableMap(ops);
         LIMIT_MBPS = Collections.unmodifiableMap(mbps);
         OPTIONS = OptionSet.of(all);
+    }
+
+    private static Option<Double> chunkOption(IoClass c) {
+        return Option.of(
+                "chunk." + c.name().toLowerCase(Locale.ROOT) + ".kb",
+                "number",
+                null,
+                "(env.chunk.kb)",
+                true,
+                v -> {
+                    if (v.isEmpty()) {
+                        return null; // not set: the class takes env.chunk.kb
+                    }
+                    double d;
+                    try {
+                        d = Double.parseDouble(v.replace("_", ""));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("is not a number");
+                    }
+                    if (!Double.isFinite(d)) {
+                        throw new IllegalArgumentException("is not a finite number");
+                    }
+                    return d;
+                },
+                v -> v >= 0 && v <= 1 << 20 ? null : "is out of range",
+                v -> v == null ? "" : Option.number(v),
+                "0 to " + Option.number(1 << 20),
+                "KiB",
+                c + " I/Os larger than this are cut into chunks of this size while scheduling is active (0 = never;"
+                        + " unset = env.chunk.kb). A write chunk in the device's write queue is what a WAL write waits"
+                        + " behind, and each chunk pays the device's per-I/O latency: a class paced by"
+                        + " env.limit." + c.name().toLowerCase(Locale.ROOT) + ".mbps can take small chunks without"
+                        + " losing throughput");
     }
 
     public PriorityEnvConfig {
@@ -188,6 +242,17 @@ public record PriorityEnvConfig(
         }
         classLimits = Collections.unmodifiableMap(
                 classLimits.isEmpty() ? new EnumMap<>(IoClass.class) : new EnumMap<>(classLimits));
+        classChunkBytes = Collections.unmodifiableMap(
+                classChunkBytes.isEmpty() ? new EnumMap<>(IoClass.class) : new EnumMap<>(classChunkBytes));
+        classChunkBytes.forEach((c, b) -> {
+            if (!CHUNKED.contains(c)) {
+                throw new IllegalArgumentException(
+                        "only background I/O is cut into chunks (" + CHUNKED + "), not " + c);
+            }
+            if (b == null || b < 0) {
+                throw new IllegalArgumentException("chunk bytes of " + c + " must be ≥ 0, got " + b);
+            }
+        });
         if (device == null) {
             throw new IllegalArgumentException("device must not be null (use ContractDevice.DISABLED)");
         }
@@ -202,18 +267,26 @@ public record PriorityEnvConfig(
     }
 
     public PriorityEnvConfig withPolicy(IoPolicy p) {
-        return new PriorityEnvConfig(p, chunkBytes, classLimits, device, writeBurst);
+        return new PriorityEnvConfig(p, chunkBytes, classLimits, classChunkBytes, device, writeBurst);
     }
 
     public PriorityEnvConfig withDevice(ContractDevice d) {
-        return new PriorityEnvConfig(policy, chunkBytes, classLimits, d, writeBurst);
+        return new PriorityEnvConfig(policy, chunkBytes, classLimits, classChunkBytes, d, writeBurst);
     }
 
     public PriorityEnvConfig withClassLimit(IoClass c, double opsPerSecond, double bytesPerSecond) {
         EnumMap<IoClass, ClassLimit> m = new EnumMap<>(IoClass.class);
         m.putAll(classLimits);
         m.put(c, new ClassLimit(opsPerSecond, bytesPerSecond));
-        return new PriorityEnvConfig(policy, chunkBytes, m, device, writeBurst);
+        return new PriorityEnvConfig(policy, chunkBytes, m, classChunkBytes, device, writeBurst);
+    }
+
+    /** This config with {@code ioClass}'s own chunk size ({@link #classChunkBytes}); bytes ≥ 0, 0 = not cut. */
+    public PriorityEnvConfig withClassChunkBytes(IoClass ioClass, long bytes) {
+        EnumMap<IoClass, Long> m = new EnumMap<>(IoClass.class);
+        m.putAll(classChunkBytes);
+        m.put(ioClass, bytes);
+        return new PriorityEnvConfig(policy, chunkBytes, classLimits, m, device, writeBurst);
     }
 
     /**
@@ -311,7 +384,15 @@ public record PriorityEnvConfig(
                 limits.put(c, new ClassLimit(ops, mbps * MIB));
             }
         }
-        return new PriorityEnvConfig(policy, (long) (p.get(CHUNK_KB) * 1024), limits, device, Duration.ofNanos((long)
-                (p.get(POLICY_NODE_WRITE_BURST_MS) * 1e6)));
+        EnumMap<IoClass, Long> classChunks = new EnumMap<>(IoClass.class);
+        CHUNK_CLASS_KB.forEach((c, o) -> {
+            Double kb = p.get(o);
+            if (kb != null) {
+                classChunks.put(c, (long) (kb * 1024));
+            }
+        });
+        return new PriorityEnvConfig(
+                policy, (long) (p.get(CHUNK_KB) * 1024), limits, classChunks, device, Duration.ofNanos((long)
+                        (p.get(POLICY_NODE_WRITE_BURST_MS) * 1e6)));
     }
 }

@@ -27,13 +27,19 @@ class PriorityEnvConfigTest {
     @Test
     void everyOptionHasADefaultADescriptionAndMbpsIsMiB() {
         for (Option<?> o : PriorityEnvConfig.OPTIONS.options()) {
-            assertThat(o.defaultValue()).as(o.name()).isNotNull();
+            if (o.name().startsWith("chunk.") && !o.name().equals("chunk.kb")) {
+                assertThat(o.defaultValue()).as(o.name()).isNull(); // unset: env.chunk.kb
+                assertThat(o.defaultText()).as(o.name()).isEqualTo("(env.chunk.kb)");
+            } else {
+                assertThat(o.defaultValue()).as(o.name()).isNotNull();
+            }
             assertThat(o.doc()).as(o.name()).isNotBlank();
             if (o.name().endsWith(".mbps")) {
                 assertThat(o.unit()).as(o.name()).isEqualTo("MiB/s");
             }
         }
-        assertThat(PriorityEnvConfig.OPTIONS.options()).hasSize(19 + 2 * IoClass.values().length);
+        assertThat(PriorityEnvConfig.OPTIONS.options())
+                .hasSize(19 + 2 * IoClass.values().length + PriorityEnvConfig.CHUNKED.size());
     }
 
     @Test
@@ -41,6 +47,36 @@ class PriorityEnvConfigTest {
         PriorityEnvConfig merged = PriorityEnvConfig.fromOptions(
                 PriorityEnvConfig.OPTIONS.defaults().asStrings());
         assertThat(merged).isEqualTo(PriorityEnvConfig.defaults());
+    }
+
+    @Test
+    void aBackgroundClassMayHaveItsOwnChunkSize() {
+        PriorityEnvConfig c = PriorityEnvConfig.fromOptions(Map.of(
+                "chunk.kb", "32", "chunk.flush.kb", "8", "chunk.compaction_l0.kb", "4.5", "chunk.prefetch.kb", "0"));
+        assertThat(c.chunkBytes()).isEqualTo(32 * 1024);
+        assertThat(c.classChunkBytes())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(IoClass.FLUSH, 8L * 1024, IoClass.COMPACTION_L0, 4608L, IoClass.PREFETCH, 0L));
+        assertThat(PriorityEnvConfig.defaults().classChunkBytes()).isEmpty();
+        assertThat(PriorityEnvConfig.fromOptions(Map.of("chunk.flush.kb", "")).classChunkBytes())
+                .as("empty = not set")
+                .isEmpty();
+
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.flush.kb", "-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.chunk.flush.kb")
+                .hasMessageContaining("out of range");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.compaction_deep.kb", "big")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.chunk.compaction_deep.kb")
+                .hasMessageContaining("not a number");
+        assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.wal.kb", "8")))
+                .as("the WAL is never cut")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("env.chunk.wal.kb");
+        assertThatThrownBy(() -> PriorityEnvConfig.defaults().withClassChunkBytes(IoClass.USER_GET, 8192))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("USER_GET");
     }
 
     @Test

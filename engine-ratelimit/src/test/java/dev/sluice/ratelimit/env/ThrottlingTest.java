@@ -6,6 +6,7 @@ import static dev.sluice.ratelimit.env.NativeTestSupport.options;
 import static dev.sluice.ratelimit.env.NativeTestSupport.pushLevels;
 import static dev.sluice.ratelimit.env.NativeTestSupport.requireNative;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.sensor.IoClass;
 import java.nio.file.Path;
@@ -162,6 +163,51 @@ class ThrottlingTest {
                     assertThat(db.get(key(10_000 + i))).isEqualTo(NativeTestSupport.value(10_000 + i, 500));
                 }
             }
+        }
+    }
+
+    @Test
+    void aClassWithItsOwnChunkSizeIsCutByItAndTheOthersByTheNodes() throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            Path dir = tmp.resolve("class-chunks");
+            env.registerPartition("class-chunks", dir);
+            env.setClassLimit(IoClass.FLUSH, 0, 1L << 30); // a cap far above the flush rate: scheduling is active
+            try (Options o = options(env, false);
+                    RocksDB db = RocksDB.open(o, dir.toString());
+                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                env.setChunkBytes(0); // the node cuts nothing
+                env.setChunkBytes(IoClass.FLUSH, 16 * 1024);
+                fill(db, 0, 6000, 500);
+                IoDetail before = env.ioDetail();
+                db.flush(fo);
+                IoClassDetail cut = env.ioDetail().minus(before).get(IoClass.FLUSH);
+                assertThat(cut.bytes()).isGreaterThan(2_000_000);
+                assertThat(cut.ops())
+                        .as("no flush chunk above 16 KiB")
+                        .isGreaterThanOrEqualTo(cut.bytes() / (16 * 1024));
+
+                env.setChunkBytes(IoClass.FLUSH, -1); // back to the node's size: not cut
+                fill(db, 10_000, 16_000, 500);
+                before = env.ioDetail();
+                db.flush(fo);
+                IoClassDetail whole = env.ioDetail().minus(before).get(IoClass.FLUSH);
+                assertThat(whole.ops()).as("uncut appends").isLessThan(whole.bytes() / (64 * 1024));
+
+                env.setChunkBytes(256 * 1024);
+                env.setChunkBytes(IoClass.FLUSH, 0); // this class alone is not cut
+                fill(db, 20_000, 26_000, 500);
+                before = env.ioDetail();
+                db.flush(fo);
+                IoClassDetail own = env.ioDetail().minus(before).get(IoClass.FLUSH);
+                assertThat(own.ops()).as("uncut appends").isLessThan(own.bytes() / (64 * 1024));
+                for (int i = 0; i < 6000; i += 101) {
+                    assertThat(db.get(key(i))).isEqualTo(NativeTestSupport.value(i, 500));
+                    assertThat(db.get(key(20_000 + i))).isEqualTo(NativeTestSupport.value(20_000 + i, 500));
+                }
+            }
+            assertThatThrownBy(() -> env.setChunkBytes(IoClass.WAL, 4096))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("WAL");
         }
     }
 
