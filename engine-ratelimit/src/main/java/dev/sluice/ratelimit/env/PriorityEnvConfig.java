@@ -107,10 +107,13 @@ public record PriorityEnvConfig(
             "ms",
             "calcspar: by t into each second at most paid IOPS x (t + pace) tokens are granted, so a flush or L0"
                     + " compaction cannot take a whole second's tokens at once (0 = refresh once a second, the paper)");
-    public static final Option<Double> CHUNK_KB = Option.doubleOption(
+    /** The smallest chunk size other than 0 (never cut), KiB: a smaller positive value would round to 0 bytes. */
+    static final double MIN_CHUNK_KB = 1;
+
+    public static final Option<Double> CHUNK_KB = Option.rateOption(
             "chunk.kb",
             256,
-            0,
+            MIN_CHUNK_KB,
             1 << 20,
             "KiB",
             "background I/Os larger than this are cut into chunks while scheduling is active (0 = never)");
@@ -222,9 +225,9 @@ public record PriorityEnvConfig(
                     }
                     return d;
                 },
-                v -> v >= 0 && v <= 1 << 20 ? null : "is out of range",
+                v -> v == 0 || v >= MIN_CHUNK_KB && v <= 1 << 20 ? null : "is out of range",
                 v -> v == null ? "" : Option.number(v),
-                "0 to " + Option.number(1 << 20),
+                "0, or " + Option.number(MIN_CHUNK_KB) + " to " + Option.number(1 << 20),
                 "KiB",
                 c + " I/Os larger than this are cut into chunks of this size while scheduling is active (0 = never;"
                         + " unset = env.chunk.kb). A write chunk in the device's write queue is what a WAL write waits"

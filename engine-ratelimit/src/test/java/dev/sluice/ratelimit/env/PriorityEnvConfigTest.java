@@ -66,6 +66,16 @@ class PriorityEnvConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("env.chunk.flush.kb")
                 .hasMessageContaining("out of range");
+        for (String tiny : new String[] {"0.5", "1e-9"}) { // would round to 0 bytes, i.e. silently "never cut"
+            assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.flush.kb", tiny)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("env.chunk.flush.kb");
+            assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.kb", tiny)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("env.chunk.kb");
+        }
+        assertThat(PriorityEnvConfig.fromOptions(Map.of("chunk.kb", "0")).chunkBytes())
+                .isZero();
         assertThatThrownBy(() -> PriorityEnvConfig.fromOptions(Map.of("chunk.compaction_deep.kb", "big")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("env.chunk.compaction_deep.kb")
