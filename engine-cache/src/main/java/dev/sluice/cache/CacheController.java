@@ -23,8 +23,10 @@ import java.util.Set;
  *
  * <ul>
  *   <li><b>Mode.</b> When the top-priority queue of the Calcspar allocator (WAL, user reads, META, flush, L0
- *       compaction) used more than {@code passiveThreshold} (95 %) of the paid tokens, the cache goes passive; otherwise
- *       proactive. A change is one {@code SetCacheMode} action (a {@code ControlEvent}).
+ *       compaction) used more than {@code passiveThreshold} (95 %) of the paid tokens in a tick, the cache goes passive;
+ *       it turns proactive again after {@code proactiveTicks} consecutive ticks at or below the threshold (Sluice's
+ *       addition; 1 = the paper's rule, which switched the mode about every tick when the load alternated around the
+ *       threshold). A change is one {@code SetCacheMode} action (a {@code ControlEvent}).
  *   <li><b>Prefetch budget.</b> In proactive mode the spare tokens, {@code share · (paid − all units used)}, go to the
  *       prefetcher (recorded when it changes by more than 10 %, or to or from zero); in passive mode, zero. The
  *       prefetcher counts a scan as scanned bytes / unit, but a range scan reads every level the range overlaps, so
@@ -49,6 +51,7 @@ final class CacheController implements ControlLoop {
     private final double paidIops;
     private final long ioUnitBytes;
     private final double passiveThreshold;
+    private final int proactiveTicks;
     private final double prefetchShare;
     private final long layoutPeriodNanos;
     private final long rewarmPeriodNanos;
@@ -57,6 +60,9 @@ final class CacheController implements ControlLoop {
     static final double MAX_PREFETCH_COST = 64;
 
     private CacheMode mode = CacheMode.PROACTIVE;
+    /** Consecutive ticks with the top queue at or below the passive threshold. */
+    private int calmTicks;
+
     private double budget = -1;
     private double prefetchCost = 1;
     private long lastTick = Long.MIN_VALUE;
@@ -70,14 +76,19 @@ final class CacheController implements ControlLoop {
             double paidIops,
             long ioUnitBytes,
             double passiveThreshold,
+            int proactiveTicks,
             double prefetchShare,
             long layoutPeriodNanos,
             long rewarmPeriodNanos) {
+        if (proactiveTicks < 1) {
+            throw new IllegalArgumentException("proactiveTicks must be ≥ 1, got " + proactiveTicks);
+        }
         this.name = name;
         this.cache = cache;
         this.paidIops = paidIops;
         this.ioUnitBytes = ioUnitBytes;
         this.passiveThreshold = passiveThreshold;
+        this.proactiveTicks = proactiveTicks;
         this.prefetchShare = prefetchShare;
         this.layoutPeriodNanos = layoutPeriodNanos;
         this.rewarmPeriodNanos = rewarmPeriodNanos;
@@ -124,14 +135,23 @@ final class CacheController implements ControlLoop {
                 }
             }
             double topShare = top / seconds / paidIops;
-            CacheMode want = topShare > passiveThreshold ? CacheMode.PASSIVE : CacheMode.PROACTIVE;
+            boolean busy = topShare > passiveThreshold;
+            calmTicks = busy ? 0 : calmTicks + 1;
+            CacheMode want = busy || mode == CacheMode.PASSIVE && calmTicks < proactiveTicks
+                    ? CacheMode.PASSIVE
+                    : CacheMode.PROACTIVE;
             if (want != mode) {
                 mode = want;
                 out.add(new CacheActions.SetCacheMode(
                         want,
-                        String.format(
-                                "top queue used %.0f%% of %.0f paid tokens/s (threshold %.0f%%)",
-                                100 * topShare, paidIops, 100 * passiveThreshold),
+                        busy
+                                ? String.format(
+                                        "top queue used %.0f%% of %.0f paid tokens/s (threshold %.0f%%)",
+                                        100 * topShare, paidIops, 100 * passiveThreshold)
+                                : String.format(
+                                        "top queue at or below %.0f%% of %.0f paid tokens/s for %d tick(s), now"
+                                                + " %.0f%%",
+                                        100 * passiveThreshold, paidIops, calmTicks, 100 * topShare),
                         cache));
             }
             // The prefetcher counts a scan as its bytes / unit, but the engine reads every level the range

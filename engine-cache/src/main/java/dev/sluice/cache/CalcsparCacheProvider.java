@@ -43,6 +43,15 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
             10,
             "fraction",
             "passive mode when the top queue used more than this fraction of the paid tokens in the last tick");
+    static final Option<Integer> PROACTIVE_TICKS = Option.intOption(
+            "proactive.ticks",
+            5,
+            1,
+            1_000_000,
+            "ticks",
+            "after passive mode, proactive again only after this many consecutive control ticks with the top queue at"
+                    + " or below passive.threshold (1 = at the first, the paper's rule, which switched the mode about"
+                    + " every tick when the load alternated around the threshold)");
     static final Option<Double> PREFETCH_SHARE = Option.doubleOption(
             "prefetch.share", 0.8, 0, 1, "fraction", "fraction of the spare tokens the prefetcher may spend");
     static final Option<Double> ALPHA = Option.doubleOption(
@@ -76,7 +85,7 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
         return "Calcspar fluctuation-aware cache (§4.3): packed key ranges in front of point reads, written through"
                 + " before a write is acknowledged; proactive prefetch of the hottest 256 KiB key-space blocks and"
                 + " L0/L1 re-warm with spare paid IOPS (PREFETCH class), evicting the coldest per byte; passive"
-                + " (misses only, LRU) when the top queue uses more than 95 % of the tokens.";
+                + " (misses only, LRU) when the top queue uses more than 95 % of the tokens, until it has used less for 5 ticks.";
     }
 
     @Override
@@ -87,6 +96,7 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
                 PAID_IOPS,
                 IO_UNIT_KB,
                 PASSIVE_THRESHOLD,
+                PROACTIVE_TICKS,
                 PREFETCH_SHARE,
                 ALPHA,
                 PERIOD_MS,
@@ -115,6 +125,7 @@ public final class CalcsparCacheProvider implements ControlLoopProvider {
                 ctx.get(PAID_IOPS),
                 unit,
                 ctx.get(PASSIVE_THRESHOLD),
+                ctx.get(PROACTIVE_TICKS),
                 ctx.get(PREFETCH_SHARE),
                 ctx.get(LAYOUT_SECONDS) * 1_000_000_000L,
                 ctx.get(REWARM_SECONDS) * 1_000_000_000L);

@@ -1,6 +1,7 @@
 package dev.sluice.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.control.Action;
 import dev.sluice.core.sensor.IoClass;
@@ -63,7 +64,7 @@ class CacheControllerTest {
     @Test
     void topQueueAboveNinetyFivePercentOfTheTokensSwitchesToPassiveAndBack() {
         Recorder r = new Recorder();
-        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 0.8, 0, 10 * SEC);
+        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1, 0.8, 0, 10 * SEC);
         apply(c, tick(0, 0, 0, 0), 0, r); // first tick: no interval yet
         assertThat(r.calls).isEmpty();
 
@@ -95,9 +96,51 @@ class CacheControllerTest {
     }
 
     @Test
+    void aLoadAlternatingAroundTheThresholdSwitchesToPassiveOnceAndBackAfterCalmTicks() {
+        Recorder r = new Recorder();
+        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 3, 0.8, 0, 10 * SEC);
+        apply(c, tick(0, 0, 0, 0), 0, r);
+        long t = 0;
+        // 960 and 500 top-queue units in turn, ending busy: the paper's rule (proactive.ticks = 1) switches at every
+        // tick
+        for (int i = 0; i < 7; i++) {
+            t += SEC;
+            apply(c, i % 2 == 0 ? tick(t, 900, 60, 0) : tick(t, 400, 100, 0), t, r);
+        }
+        assertThat(r.calls.stream().filter(x -> x.startsWith("mode=")).toList())
+                .as("one switch, no flapping")
+                .containsExactly("mode=PASSIVE");
+        assertThat(c.mode()).isEqualTo(CacheMode.PASSIVE);
+        assertThat(r.calls).containsExactly("mode=PASSIVE", "budget=0"); // no prefetch grant while passive
+
+        // two calm ticks are not enough, the third turns it proactive
+        r.calls.clear();
+        for (int i = 0; i < 2; i++) {
+            t += SEC;
+            apply(c, tick(t, 400, 100, 0), t, r);
+        }
+        assertThat(c.mode()).isEqualTo(CacheMode.PASSIVE);
+        assertThat(r.calls).isEmpty();
+        t += SEC;
+        List<Action> acts = apply(c, tick(t, 400, 100, 0), t, r);
+        assertThat(r.calls).containsExactly("mode=PROACTIVE", "budget=400"); // 0.8 · (1000 − 500)
+        assertThat(acts.get(0).reason()).contains("3 tick(s)");
+
+        // a busy tick goes passive at once again
+        r.calls.clear();
+        t += SEC;
+        apply(c, tick(t, 900, 60, 0), t, r);
+        assertThat(r.calls).containsExactly("mode=PASSIVE", "budget=0");
+
+        assertThatThrownBy(() -> new CacheController("x", r, 1000, 256 << 10, 0.95, 0, 0.8, 0, SEC))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("proactiveTicks");
+    }
+
+    @Test
     void largeIosCostOneTokenPerIoUnit() {
         Recorder r = new Recorder();
-        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1.0, 0, 10 * SEC);
+        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1, 1.0, 0, 10 * SEC);
         Map<IoClass, IoClassStats> m = new EnumMap<>(IoClass.class);
         // 10 flush writes of 100 MiB in total: 400 units, not 10
         m.put(IoClass.FLUSH, new IoClassStats(10, 100L << 20, 0, 0));
@@ -119,7 +162,7 @@ class CacheControllerTest {
     @Test
     void aPrefetcherThatReadsMoreThanItsGrantGetsASmallerGrant() {
         Recorder r = new Recorder();
-        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1.0, 0, 10 * SEC);
+        CacheController c = new CacheController("calcspar-cache", r, 1000, 256 << 10, 0.95, 1, 1.0, 0, 10 * SEC);
         apply(c, prefetchTick(0, 0), 0, r);
         apply(c, prefetchTick(SEC, 0), SEC, r);
         assertThat(r.calls).containsExactly("budget=1000");
