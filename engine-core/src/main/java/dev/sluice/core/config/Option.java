@@ -138,6 +138,26 @@ public final class Option<T> {
                 doc);
     }
 
+    /**
+     * An optional rate-like number without a default: unset (absent or empty; {@code unsetText}, e.g. "(env.chunk.kb)",
+     * says what that means to whoever reads the option) or 0 or a finite number in [least, max].
+     */
+    public static Option<Double> optionalRateOption(
+            String name, String unsetText, double least, double max, String unit, String doc) {
+        return new Option<>(
+                name,
+                "number",
+                null,
+                unsetText,
+                true,
+                v -> v.isEmpty() ? null : parseDouble(v),
+                v -> v == null || v == 0 || v >= least && v <= max ? null : "is out of range",
+                v -> v == null ? "" : number(v),
+                "0, or " + number(least) + " to " + number(max),
+                unit,
+                doc);
+    }
+
     /** A finite number in [min, max]. */
     public static Option<Double> doubleOption(
             String name, double def, double min, double max, String unit, String doc) {

@@ -91,6 +91,27 @@ class OptionTest {
     }
 
     @Test
+    void anOptionalRateIsUnsetZeroOrInItsRange() {
+        Option<Double> chunk = Option.optionalRateOption("chunk.kb", "(node's)", 1, 1024, "KiB", "chunk size");
+        OptionSet set = OptionSet.of(chunk);
+        assertThat(set.parse("env.", Map.of()).get(chunk)).isNull();
+        assertThat(set.parse("env.", Map.of("chunk.kb", "")).get(chunk)).isNull();
+        assertThat(set.parse("env.", Map.of("chunk.kb", "0")).get(chunk)).isZero();
+        assertThat(set.parse("env.", Map.of("chunk.kb", "1_024")).get(chunk)).isEqualTo(1024);
+        assertThat(set.parse("env.", Map.of()).asStrings()).containsEntry("chunk.kb", "");
+        for (String bad : new String[] {"0.5", "2048", "-1"}) {
+            assertThatThrownBy(() -> set.parse("env.", Map.of("chunk.kb", bad)))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("env.chunk.kb")
+                    .hasMessageContaining("out of range");
+        }
+        assertThatThrownBy(() -> set.parse("env.", Map.of("chunk.kb", "NaN")))
+                .hasMessageContaining("not a finite number");
+        assertThat(chunk.referenceRow("env."))
+                .isEqualTo("| `env.chunk.kb` | (node's) | KiB | 0, or 1 to 1024 | chunk size |");
+    }
+
+    @Test
     void declarationErrorsAreCaughtWhenTheOptionIsDefined() {
         assertThatThrownBy(() -> Option.doubleOption("k", 20, 0, 10, "", "doc"))
                 .isInstanceOf(IllegalArgumentException.class)

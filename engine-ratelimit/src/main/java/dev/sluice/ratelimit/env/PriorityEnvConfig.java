@@ -204,36 +204,17 @@ public record PriorityEnvConfig(
     }
 
     private static Option<Double> chunkOption(IoClass c) {
-        return Option.of(
-                "chunk." + c.name().toLowerCase(Locale.ROOT) + ".kb",
-                "number",
-                null,
+        String cls = c.name().toLowerCase(Locale.ROOT);
+        return Option.optionalRateOption(
+                "chunk." + cls + ".kb",
                 "(env.chunk.kb)",
-                true,
-                v -> {
-                    if (v.isEmpty()) {
-                        return null; // not set: the class takes env.chunk.kb
-                    }
-                    double d;
-                    try {
-                        d = Double.parseDouble(v.replace("_", ""));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("is not a number");
-                    }
-                    if (!Double.isFinite(d)) {
-                        throw new IllegalArgumentException("is not a finite number");
-                    }
-                    return d;
-                },
-                v -> v == 0 || v >= MIN_CHUNK_KB && v <= 1 << 20 ? null : "is out of range",
-                v -> v == null ? "" : Option.number(v),
-                "0, or " + Option.number(MIN_CHUNK_KB) + " to " + Option.number(1 << 20),
+                MIN_CHUNK_KB,
+                1 << 20,
                 "KiB",
                 c + " I/Os larger than this are cut into chunks of this size while scheduling is active (0 = never;"
                         + " unset = env.chunk.kb). A write chunk in the device's write queue is what a WAL write waits"
-                        + " behind, and each chunk pays the device's per-I/O latency: a class paced by"
-                        + " env.limit." + c.name().toLowerCase(Locale.ROOT) + ".mbps can take small chunks without"
-                        + " losing throughput");
+                        + " behind, and each chunk pays the device's per-I/O latency: a class paced by env.limit." + cls
+                        + ".mbps can take small chunks without losing throughput");
     }
 
     public PriorityEnvConfig {

@@ -136,78 +136,79 @@ class ThrottlingTest {
 
     @Test
     void largeBackgroundWritesAreCutIntoChunksWhileSchedulingIsActive() throws Exception {
-        try (PriorityEnv env = PriorityEnv.open()) {
-            Path dir = tmp.resolve("chunks");
-            env.registerPartition("chunks", dir);
-            env.setClassLimit(IoClass.FLUSH, 0, 1L << 30); // a cap far above the flush rate: scheduling is active
-            try (Options o = options(env, false);
-                    RocksDB db = RocksDB.open(o, dir.toString());
-                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
-                // RocksDB appends flush output in buffers of up to 1 MiB
-                env.setChunkBytes(0);
-                fill(db, 0, 6000, 500);
-                IoDetail before = env.ioDetail();
-                db.flush(fo);
-                IoClassDetail whole = env.ioDetail().minus(before).get(IoClass.FLUSH);
-                assertThat(whole.ops()).as("uncut appends").isLessThan(whole.bytes() / (64 * 1024));
+        withScheduledFlushes("chunks", (env, db, fo) -> {
+            // RocksDB appends flush output in buffers of up to 1 MiB
+            env.setChunkBytes(0);
+            IoClassDetail whole = flush(env, db, fo, 0, 6000);
+            assertThat(whole.ops()).as("uncut appends").isLessThan(whole.bytes() / (64 * 1024));
 
-                env.setChunkBytes(64 * 1024);
-                fill(db, 10_000, 16_000, 500);
-                before = env.ioDetail();
-                db.flush(fo);
-                IoClassDetail cut = env.ioDetail().minus(before).get(IoClass.FLUSH);
-                assertThat(cut.bytes()).isGreaterThan(2_000_000);
-                assertThat(cut.ops()).as("no chunk above 64 KiB").isGreaterThanOrEqualTo(cut.bytes() / (64 * 1024));
-                for (int i = 0; i < 6000; i += 101) {
-                    assertThat(db.get(key(i))).isEqualTo(NativeTestSupport.value(i, 500));
-                    assertThat(db.get(key(10_000 + i))).isEqualTo(NativeTestSupport.value(10_000 + i, 500));
-                }
-            }
-        }
+            env.setChunkBytes(64 * 1024);
+            IoClassDetail cut = flush(env, db, fo, 10_000, 16_000);
+            assertThat(cut.bytes()).isGreaterThan(2_000_000);
+            assertThat(cut.ops()).as("no chunk above 64 KiB").isGreaterThanOrEqualTo(cut.bytes() / (64 * 1024));
+            assertFlushed(db, 0, 10_000);
+        });
     }
 
     @Test
     void aClassWithItsOwnChunkSizeIsCutByItAndTheOthersByTheNodes() throws Exception {
-        try (PriorityEnv env = PriorityEnv.open()) {
-            Path dir = tmp.resolve("class-chunks");
-            env.registerPartition("class-chunks", dir);
-            env.setClassLimit(IoClass.FLUSH, 0, 1L << 30); // a cap far above the flush rate: scheduling is active
-            try (Options o = options(env, false);
-                    RocksDB db = RocksDB.open(o, dir.toString());
-                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
-                env.setChunkBytes(0); // the node cuts nothing
-                env.setChunkBytes(IoClass.FLUSH, 16 * 1024);
-                fill(db, 0, 6000, 500);
-                IoDetail before = env.ioDetail();
-                db.flush(fo);
-                IoClassDetail cut = env.ioDetail().minus(before).get(IoClass.FLUSH);
-                assertThat(cut.bytes()).isGreaterThan(2_000_000);
-                assertThat(cut.ops())
-                        .as("no flush chunk above 16 KiB")
-                        .isGreaterThanOrEqualTo(cut.bytes() / (16 * 1024));
+        withScheduledFlushes("class-chunks", (env, db, fo) -> {
+            env.setChunkBytes(0); // the node cuts nothing
+            env.setChunkBytes(IoClass.FLUSH, 16 * 1024);
+            IoClassDetail cut = flush(env, db, fo, 0, 6000);
+            assertThat(cut.bytes()).isGreaterThan(2_000_000);
+            assertThat(cut.ops()).as("no flush chunk above 16 KiB").isGreaterThanOrEqualTo(cut.bytes() / (16 * 1024));
 
-                env.setChunkBytes(IoClass.FLUSH, -1); // back to the node's size: not cut
-                fill(db, 10_000, 16_000, 500);
-                before = env.ioDetail();
-                db.flush(fo);
-                IoClassDetail whole = env.ioDetail().minus(before).get(IoClass.FLUSH);
-                assertThat(whole.ops()).as("uncut appends").isLessThan(whole.bytes() / (64 * 1024));
+            env.setChunkBytes(IoClass.FLUSH, -1); // back to the node's size: not cut
+            IoClassDetail whole = flush(env, db, fo, 10_000, 16_000);
+            assertThat(whole.ops()).as("uncut appends").isLessThan(whole.bytes() / (64 * 1024));
 
-                env.setChunkBytes(256 * 1024);
-                env.setChunkBytes(IoClass.FLUSH, 0); // this class alone is not cut
-                fill(db, 20_000, 26_000, 500);
-                before = env.ioDetail();
-                db.flush(fo);
-                IoClassDetail own = env.ioDetail().minus(before).get(IoClass.FLUSH);
-                assertThat(own.ops()).as("uncut appends").isLessThan(own.bytes() / (64 * 1024));
-                for (int i = 0; i < 6000; i += 101) {
-                    assertThat(db.get(key(i))).isEqualTo(NativeTestSupport.value(i, 500));
-                    assertThat(db.get(key(20_000 + i))).isEqualTo(NativeTestSupport.value(20_000 + i, 500));
-                }
-            }
+            env.setChunkBytes(256 * 1024);
+            env.setChunkBytes(IoClass.FLUSH, 0); // this class alone is not cut
+            IoClassDetail own = flush(env, db, fo, 20_000, 26_000);
+            assertThat(own.ops()).as("uncut appends").isLessThan(own.bytes() / (64 * 1024));
+            assertFlushed(db, 0, 10_000, 20_000);
+
             assertThatThrownBy(() -> env.setChunkBytes(IoClass.WAL, 4096))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("WAL");
+        });
+    }
+
+    /** What a test does with a partition whose flushes are scheduled (and so cut into chunks). */
+    private interface FlushBody {
+        void run(PriorityEnv env, RocksDB db, FlushOptions fo) throws Exception;
+    }
+
+    /** A fresh Env with FLUSH capped far above its rate (so scheduling, and with it chunking, is active). */
+    private void withScheduledFlushes(String name, FlushBody body) throws Exception {
+        try (PriorityEnv env = PriorityEnv.open()) {
+            Path dir = tmp.resolve(name);
+            env.registerPartition(name, dir);
+            env.setClassLimit(IoClass.FLUSH, 0, 1L << 30);
+            try (Options o = options(env, false);
+                    RocksDB db = RocksDB.open(o, dir.toString());
+                    FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+                body.run(env, db, fo);
+            }
+        }
+    }
+
+    /** Writes keys [from, to) of 500 B, flushes them and returns the FLUSH I/O that took. */
+    private static IoClassDetail flush(PriorityEnv env, RocksDB db, FlushOptions fo, int from, int to)
+            throws Exception {
+        fill(db, from, to, 500);
+        IoDetail before = env.ioDetail();
+        db.flush(fo);
+        return env.ioDetail().minus(before).get(IoClass.FLUSH);
+    }
+
+    /** Every 101st of the 6,000 keys written from each of {@code starts} reads back. */
+    private static void assertFlushed(RocksDB db, int... starts) throws Exception {
+        for (int start : starts) {
+            for (int i = 0; i < 6000; i += 101) {
+                assertThat(db.get(key(start + i))).isEqualTo(NativeTestSupport.value(start + i, 500));
+            }
         }
     }
 
