@@ -136,7 +136,7 @@ final class CacheController implements ControlLoop {
             }
             double topShare = top / seconds / paidIops;
             boolean busy = topShare > passiveThreshold;
-            calmTicks = busy ? 0 : calmTicks + 1;
+            calmTicks = busy ? 0 : Math.min(calmTicks + 1, proactiveTicks); // capped: a long calm cannot overflow
             CacheMode want = busy || mode == CacheMode.PASSIVE && calmTicks < proactiveTicks
                     ? CacheMode.PASSIVE
                     : CacheMode.PROACTIVE;
