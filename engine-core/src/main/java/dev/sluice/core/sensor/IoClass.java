@@ -22,6 +22,14 @@ public enum IoClass {
         return this == WAL || this == USER_GET || this == USER_SCAN;
     }
 
+    /**
+     * Whether the class is background I/O: flush, compaction of any level and prefetch (the native Env's {@code
+     * IsBackground}; the I/O it cuts into chunks).
+     */
+    public boolean isBackground() {
+        return this == FLUSH || isCompaction() || this == PREFETCH;
+    }
+
     /** Whether the class is compaction I/O of any level. */
     public boolean isCompaction() {
         return this == COMPACTION_L0 || this == COMPACTION_HIGH || this == COMPACTION_DEEP;

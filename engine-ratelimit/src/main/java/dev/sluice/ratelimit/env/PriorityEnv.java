@@ -408,10 +408,7 @@ public final class PriorityEnv implements StorageEnv, IoControl {
      *     and PREFETCH are cut into chunks)
      */
     public void setChunkBytes(IoClass ioClass, long bytes) {
-        if (!PriorityEnvConfig.CHUNKED.contains(ioClass)) {
-            throw new IllegalArgumentException(
-                    "only background I/O is cut into chunks (" + PriorityEnvConfig.CHUNKED + "), not " + ioClass);
-        }
+        PriorityEnvConfig.requireBackground(ioClass);
         withState(s -> {
             NativeBridge.setClassChunkBytes(s, ioClass.ordinal(), bytes < 0 ? -1 : bytes);
             return null;

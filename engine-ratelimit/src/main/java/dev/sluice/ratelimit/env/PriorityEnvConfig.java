@@ -10,11 +10,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The priority Env's start-up settings: initial node policy, chunk size, per-class caps and the emulated device. Node
@@ -132,10 +130,6 @@ public record PriorityEnvConfig(
     public static final Option<Double> DEVICE_IO_UNIT_KB =
             Option.doubleOption("device.io.unit.kb", 256, 0.5, 65536, "KiB", "I/O size that costs one IOPS token");
 
-    /** The classes whose I/O is cut into chunks: background I/O. */
-    public static final Set<IoClass> CHUNKED = Collections.unmodifiableSet(EnumSet.of(
-            IoClass.FLUSH, IoClass.COMPACTION_L0, IoClass.COMPACTION_HIGH, IoClass.COMPACTION_DEEP, IoClass.PREFETCH));
-
     /**
      * {@code chunk.<class>.kb}: the chunk size of one background class; unset = {@link #CHUNK_KB}. A write chunk in the
      * device's write queue is what a WAL write waits behind, and each chunk pays the device's per-I/O latency, so a
@@ -193,9 +187,11 @@ public record PriorityEnvConfig(
             all.add(ops.get(c));
             all.add(mbps.get(c));
         }
-        for (IoClass c : CHUNKED) {
-            chunks.put(c, chunkOption(c));
-            all.add(chunks.get(c));
+        for (IoClass c : IoClass.values()) {
+            if (c.isBackground()) {
+                chunks.put(c, chunkOption(c));
+                all.add(chunks.get(c));
+            }
         }
         CHUNK_CLASS_KB = Collections.unmodifiableMap(chunks);
         LIMIT_OPS = Collections.unmodifiableMap(ops);
@@ -229,10 +225,7 @@ public record PriorityEnvConfig(
         classChunkBytes = Collections.unmodifiableMap(
                 classChunkBytes.isEmpty() ? new EnumMap<>(IoClass.class) : new EnumMap<>(classChunkBytes));
         classChunkBytes.forEach((c, b) -> {
-            if (!CHUNKED.contains(c)) {
-                throw new IllegalArgumentException(
-                        "only background I/O is cut into chunks (" + CHUNKED + "), not " + c);
-            }
+            requireBackground(c);
             if (b == null || b < 0) {
                 throw new IllegalArgumentException("chunk bytes of " + c + " must be ≥ 0, got " + b);
             }
@@ -248,6 +241,14 @@ public record PriorityEnvConfig(
     /** Pass-through policy, 256 KiB chunks, no caps, no device. */
     public static PriorityEnvConfig defaults() {
         return fromOptions(Map.of());
+    }
+
+    /** @throws IllegalArgumentException unless {@code c} is background I/O, the only I/O cut into chunks */
+    static void requireBackground(IoClass c) {
+        if (!c.isBackground()) {
+            throw new IllegalArgumentException(
+                    "only background I/O (flush, compaction, prefetch) is cut into chunks, not " + c);
+        }
     }
 
     public PriorityEnvConfig withPolicy(IoPolicy p) {

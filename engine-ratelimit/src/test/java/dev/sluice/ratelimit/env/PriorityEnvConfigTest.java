@@ -39,7 +39,7 @@ class PriorityEnvConfigTest {
             }
         }
         assertThat(PriorityEnvConfig.OPTIONS.options())
-                .hasSize(19 + 2 * IoClass.values().length + PriorityEnvConfig.CHUNKED.size());
+                .hasSize(19 + 2 * IoClass.values().length + 5 /* chunk.<class>.kb of the background classes */);
     }
 
     @Test
@@ -51,6 +51,14 @@ class PriorityEnvConfigTest {
 
     @Test
     void aBackgroundClassMayHaveItsOwnChunkSize() {
+        assertThat(java.util.Arrays.stream(IoClass.values()).filter(IoClass::isBackground))
+                .as("the classes the native Env cuts into chunks (IsBackground in sluice_io.h)")
+                .containsExactly(
+                        IoClass.FLUSH,
+                        IoClass.COMPACTION_L0,
+                        IoClass.COMPACTION_HIGH,
+                        IoClass.COMPACTION_DEEP,
+                        IoClass.PREFETCH);
         PriorityEnvConfig c = PriorityEnvConfig.fromOptions(Map.of(
                 "chunk.kb", "32", "chunk.flush.kb", "8", "chunk.compaction_l0.kb", "4.5", "chunk.prefetch.kb", "0"));
         assertThat(c.chunkBytes()).isEqualTo(32 * 1024);
