@@ -35,7 +35,7 @@ class ShutdownTest {
             acknowledged = 1;
             CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
             String line;
-            while ((line = c.line()) != null) {
+            while ((line = nextLine(c)) != null) {
                 assertThat(line).isEqualTo("+OK"); // whole replies only, none refused
                 acknowledged++;
             }
@@ -70,6 +70,23 @@ class ShutdownTest {
             return true;
         } catch (java.io.IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * The next reply line, or null at the end of the stream. A server that closes while the client's unread requests
+     * are still in its receive buffer ends the connection with a reset rather than a FIN (the kernel's rule, seen once
+     * in a full verify): that is the end of the stream too. Replies lost with it only lower the acknowledged count,
+     * and every acknowledged write must still be stored.
+     */
+    private static String nextLine(RawClient c) throws java.io.IOException {
+        try {
+            return c.line();
+        } catch (java.net.SocketException e) {
+            if (String.valueOf(e.getMessage()).contains("reset")) {
+                return null;
+            }
+            throw e;
         }
     }
 }
