@@ -9,6 +9,9 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -22,6 +25,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -32,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,6 +139,7 @@ public final class SluiceServer implements AutoCloseable {
         ServerBootstrap resp = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
+                .handler(new ConnectionSlots(maxConnections))
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
@@ -144,7 +150,7 @@ public final class SluiceServer implements AutoCloseable {
                             ch.close();
                             return;
                         }
-                        if (handlers.size() >= maxConnections) {
+                        if (ConnectionSlots.refused(ch)) {
                             stats.connectionRefused();
                             ch.writeAndFlush(Unpooled.copiedBuffer(
                                             "-ERR max number of clients reached\r\n", StandardCharsets.US_ASCII))
@@ -289,6 +295,43 @@ public final class SluiceServer implements AutoCloseable {
             probe.bind(a);
         } catch (java.io.IOException e) {
             throw new SluiceException("cannot listen on " + host + ":" + port + " (" + keys + "): " + explain(e), e);
+        }
+    }
+
+    /**
+     * {@code server.max.connections}, counted on the accepting thread in accept order. The check was made in each
+     * connection's initializer, which runs on that connection's own event loop: two sockets accepted together could be
+     * initialized in either order (or both pass the check), so the later one was served and the earlier one refused, or
+     * the cap was passed by one (a verify on 2026-11-29 met it: the third of three sockets on a 2-connection server was
+     * served and the second refused). A slot is taken here before the connection reaches its event loop and given back
+     * when it closes.
+     */
+    @ChannelHandler.Sharable
+    static final class ConnectionSlots extends ChannelInboundHandlerAdapter {
+        private static final AttributeKey<Boolean> REFUSED = AttributeKey.valueOf("sluice.refused");
+        private final int max;
+        private final AtomicInteger taken = new AtomicInteger();
+
+        ConnectionSlots(int max) {
+            this.max = max;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Channel child) {
+                if (taken.incrementAndGet() > max) {
+                    taken.decrementAndGet();
+                    child.attr(REFUSED).set(Boolean.TRUE);
+                } else {
+                    child.closeFuture().addListener(f -> taken.decrementAndGet());
+                }
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        /** Whether the accepting thread found no free slot for this connection. */
+        static boolean refused(Channel ch) {
+            return Boolean.TRUE.equals(ch.attr(REFUSED).get());
         }
     }
 
