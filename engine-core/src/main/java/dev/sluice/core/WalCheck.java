@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * broken fragment sequence):
  *
  * <ul>
- *   <li>nothing valid after it: the torn tail of a crash — recovered by RocksDB;
+ *   <li>nothing valid after it: the torn tail of a crash — recovered by RocksDB; except a record that is whole in
+ *       the file, holds the SYNC mark and whose bytes are not zeroed over a page (what a crash leaves of a write it cut
+ *       short): a SYNC write returns only after its fsync, so such a record was on stable storage — refused;
  *   <li>a SYNC-marked record after it: the bad bytes precede an fsync that was acknowledged, so they were on stable
  *       storage and are <em>damage</em> — refused ({@link StoreCorruptedException}, naming file and offsets);
  *   <li>only unmarked (ASYNC) records after it, and the bad record holds a 4 KiB-aligned page of zeros: the shape of a
@@ -274,6 +276,7 @@ final class WalCheck {
         String firstBadWhy = null;
         boolean firstBadStops = false;
         boolean lostPageShape = false;
+        boolean firstBadWholeSync = false;
         long firstValidAfter = -1;
         long syncAfter = -1;
         long recordsAfter = 0;
@@ -329,6 +332,11 @@ final class WalCheck {
                             firstBad = blockStart + pos;
                             firstBadWhy = why;
                             lostPageShape = hasZeroPage(block, pos, Math.min(n, pos + header + len));
+                            // whole in the file, marked SYNC and garbled without a zeroed page: not a crash's tear
+                            int end = pos + header + len;
+                            firstBadWholeSync = end <= n
+                                    && contains(block, pos + header, end, SYNC_MARK)
+                                    && !tornShape(block, pos + header, end);
                             // reported as corruption in point-in-time mode, at the end of the file too ("truncated
                             // record body": a hole the higher layer stops at)
                             firstBadStops = true;
@@ -407,8 +415,8 @@ final class WalCheck {
             firstBadWhy = "record cut by the end of the file";
             firstBadStops = true;
         }
-        Optional<String> problem =
-                problem(wal, firstBad, firstBadWhy, lostPageShape, firstValidAfter, syncAfter, recordsAfter);
+        Optional<String> problem = problem(
+                wal, firstBad, firstBadWhy, lostPageShape, firstBadWholeSync, firstValidAfter, syncAfter, recordsAfter);
         return new Scan(
                 wal, problem, firstBad, firstBadWhy, firstBadStops, nextSequence, firstSequence, firstSync, records);
     }
@@ -418,13 +426,24 @@ final class WalCheck {
             long firstBad,
             String firstBadWhy,
             boolean lostPageShape,
+            boolean firstBadWholeSync,
             long firstValidAfter,
             long syncAfter,
             long recordsAfter) {
-        if (firstBad < 0 || firstValidAfter < 0) {
-            return Optional.empty(); // sound, or a torn tail
+        if (firstBad < 0) {
+            return Optional.empty(); // sound
         }
         String where = wal.getFileName() + " is corrupted at offset " + firstBad + " (" + firstBadWhy + ")";
+        if (firstValidAfter < 0) {
+            if (firstBadWholeSync) {
+                // a probe (2026-11-29): one byte flipped in the last record, a SYNC put, after a crash; the open
+                // dropped it silently as a torn tail
+                return Optional.of(where + ", the last record of the file: it is whole, holds the mark of a SYNC"
+                        + " write, and its bad bytes are not the zeros a crash leaves where it cut a write short, so"
+                        + " this is damage, not a torn tail; RocksDB would drop that acknowledged write recovering it");
+            }
+            return Optional.empty(); // a torn tail
+        }
         if (syncAfter >= 0) {
             return Optional.of(where + " and valid records follow at offset " + firstValidAfter
                     + ", among them an acknowledged SYNC write at offset " + syncAfter
@@ -648,6 +667,35 @@ final class WalCheck {
             if (isZero(block, p, Math.min(to, p + PAGE))) {
                 return true;
             }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a record's bytes {@code [from, to)} have the shape a crash leaves in a write it cut short: a 4 KiB page of
+     * the file that the record overlaps by 8 bytes or more reads as zeros over that overlap (its content never reached
+     * the disk while the file's size did).
+     */
+    private static boolean tornShape(byte[] block, int from, int to) {
+        for (int p = from / PAGE * PAGE; p < to; p += PAGE) {
+            int a = Math.max(from, p);
+            int b = Math.min(to, p + PAGE);
+            if (b - a >= 8 && isZero(block, a, b)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean contains(byte[] b, int from, int to, byte[] needle) {
+        outer:
+        for (int i = from; i + needle.length <= to; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (b[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
         }
         return false;
     }

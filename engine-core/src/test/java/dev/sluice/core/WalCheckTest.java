@@ -164,6 +164,43 @@ class WalCheckTest {
         assertThat(WalCheck.checkFile(wal)).isEmpty();
     }
 
+    @Test
+    void aGarbledLastRecordThatIsWholeAndMarkedSyncIsDamage() throws IOException {
+        // a probe (2026-11-29): one byte flipped in the last record, an acknowledged SYNC put, after a crash; the check
+        // called it a torn tail and RocksDB dropped the write silently
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 1; i <= 20; i++) {
+            out.write(full(batch(i, i == 20)));
+        }
+        Path wal = dir.resolve("000009.log");
+        Files.write(wal, out.toByteArray());
+        assertThat(WalCheck.checkFile(wal)).isEmpty();
+        flip(wal, 19 * 207 + 40);
+        assertThat(WalCheck.checkFile(wal))
+                .hasValueSatisfying(m -> assertThat(m)
+                        .contains("offset " + 19 * 207)
+                        .contains("holds the mark of a SYNC write")
+                        .contains("not a torn tail"));
+    }
+
+    @Test
+    void aLastSyncRecordWithAZeroedPagePartOrUnmarkedIsStillATornTail() throws IOException {
+        // records of 207 bytes: record 20 spans 3933..4140, across the page boundary at 4096
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 1; i <= 20; i++) {
+            out.write(full(batch(i, i == 20)));
+        }
+        Path wal = dir.resolve("000010.log");
+        byte[] b = out.toByteArray();
+        java.util.Arrays.fill(b, 4096, b.length, (byte) 0); // the page after the boundary never reached the disk
+        Files.write(wal, b);
+        assertThat(WalCheck.checkFile(wal)).isEmpty();
+        // an ASYNC last record garbled anywhere: nothing says it was fsynced
+        Path async = oneBlockWal(false);
+        flip(async, 19 * 207 + 40);
+        assertThat(WalCheck.checkFile(async)).isEmpty();
+    }
+
     /** The SYNC mark and the batch header are found wherever fragment boundaries cut them. */
     @Test
     void aLogicalRecordFindsTheMarkAndHeaderAcrossEverySplit() {

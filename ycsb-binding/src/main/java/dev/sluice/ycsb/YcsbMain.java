@@ -96,6 +96,32 @@ public final class YcsbMain {
     }
 
     /**
+     * Refuses a workload whose largest record (CoreWorkload's {@code fieldcount} fields of up to {@code fieldlength}
+     * bytes, named {@code fieldnameprefix} + index, in {@link RecordCodec}'s encoding) exceeds {@code
+     * limits.max.value.bytes}: the store would refuse every insert, each with a warning and a stack trace, and YCSB
+     * would end with "Operations 0" and exit 0 (a probe, 2026-11-29: {@code -p fieldlength=200000000}).
+     */
+    static void checkRecordSize(Properties effective, int maxValueBytes) {
+        long count = Long.parseLong(effective.getProperty("fieldcount", "10").trim());
+        long length = Long.parseLong(effective.getProperty("fieldlength", "100").trim());
+        String prefix = effective.getProperty("fieldnameprefix", "field");
+        long nameBytes = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                + String.valueOf(count - 1).length();
+        long perField = varintBytes(nameBytes) + nameBytes + varintBytes(length) + length;
+        long record = 1 + varintBytes(count) + count * perField;
+        if (record > maxValueBytes) {
+            throw new UsageException("a record of fieldcount = " + count + " fields of fieldlength = " + length
+                    + " bytes takes up to " + record + " bytes, more than limits.max.value.bytes = " + maxValueBytes
+                    + " (raise it with -p " + BindingProperties.PREFIX + "limits.max.value.bytes=N, allowed "
+                    + SluiceConfig.MAX_VALUE_BYTES_OPTION.allowed() + ", or lower fieldcount/fieldlength)");
+        }
+    }
+
+    private static long varintBytes(long v) {
+        return v < 1L << 7 ? 1 : v < 1L << 14 ? 2 : v < 1L << 21 ? 3 : v < 1L << 28 ? 4 : 5;
+    }
+
+    /**
      * The launcher: checks the command line and every binding property, opens the engine, then hands over to {@code
      * client} (YCSB's {@code Client.main}, which exits the JVM itself). Returns the exit code when it does not get
      * that far (2 usage or property error, nothing created on disk; 1 the store cannot be opened), or 0 when {@code
@@ -112,6 +138,7 @@ public final class YcsbMain {
             launch = parse(args, cwd);
             config = BindingProperties.toValidatedConfig(launch.effective(), cwd);
             checkWorkload(launch.effective());
+            checkRecordSize(launch.effective(), config.maxValueBytes());
         } catch (RuntimeException e) {
             err.println("sluice ycsb: " + e.getMessage() + " (run `sluice ycsb help` for usage)");
             return 2;

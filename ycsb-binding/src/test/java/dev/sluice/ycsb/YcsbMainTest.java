@@ -165,6 +165,32 @@ class YcsbMainTest {
         refused("workload = 'no.such.Workload'", "load", "-P", "workloada", "-p", "workload=no.such.Workload");
     }
 
+    /**
+     * A probe (2026-11-29): {@code fieldlength=200000000} opened the store, every insert was refused with a stack trace
+     * and YCSB exited 0 with "Operations 0". A default record is 1,082 bytes; 10 fields of 1,677,711 bytes are 16,777,212
+     * bytes, just under the default 16-MiB limit (16,777,216); one byte more per field is over it.
+     */
+    @Test
+    void aRecordLargerThanTheValueLimitExitsTwoBeforeTheStoreOpens() {
+        refused(
+                "takes up to 2000000112 bytes, more than limits.max.value.bytes = 16777216",
+                "load",
+                "-P",
+                "workloada",
+                "-p",
+                "fieldlength=200000000");
+        refused("sluice.limits.max.value.bytes", "load", "-P", "workloada", "-p", "fieldlength=1677712");
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("fieldlength", "1677711");
+        YcsbMain.checkRecordSize(p, 16 << 20); // 16,777,212 bytes: accepted
+        p.setProperty("fieldlength", "100");
+        YcsbMain.checkRecordSize(p, 1082);
+        assertThatThrownBy(() -> YcsbMain.checkRecordSize(p, 1081)).hasMessageContaining("takes up to 1082 bytes");
+        p.setProperty("fieldlength", "200000000");
+        p.setProperty("fieldcount", "1");
+        YcsbMain.checkRecordSize(p, 256 << 20); // one field of 200 MB fits a raised limit
+    }
+
     @Test
     void goodInputOpensTheStoreAndHandsOverToYcsb() {
         InProcess r = runLauncher("load", "-P", "workloada", "-p", "sluice.env=default", "-p", "recordcount=10");
