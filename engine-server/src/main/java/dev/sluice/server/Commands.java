@@ -66,10 +66,18 @@ final class Commands {
     private final ServerStats stats;
     private final StatusSampler status;
     private final Map<String, Spec> specs = new LinkedHashMap<>();
+    private final ScanCursors cursors;
+    /**
+     * Failed AUTHs are logged at most once per {@link RateLimitedLog#INTERVAL_NANOS}, with the count of those left out:
+     * a probe (2026-11-29) pipelined 100,000 wrong AUTHs on one connection in 1.7 s and grew the log by 12 MB. The
+     * counter {@code sluice.server.auth.failures} counts them all.
+     */
+    private final RateLimitedLog authFailureLog = new RateLimitedLog(log);
 
     Commands(SluiceNode node, ServerConfig config, ServerStats stats, StatusSampler status) {
         this.node = node;
         this.config = config;
+        this.cursors = new ScanCursors(config.get(ServerConfig.SCAN_CURSOR_BYTES));
         this.stats = stats;
         this.status = status;
         List<String> r = List.of("readonly", "fast");
@@ -262,11 +270,11 @@ final class Commands {
 
     /**
      * SCAN cursor [MATCH pattern] [COUNT n] [TYPE string]: walks the partition in key order, COUNT keys per call (10 by
-     * default); MATCH filters the keys read, so a call may return fewer. Cursors are numbers issued by this connection
-     * (0 = start / done); the last {@value Session#MAX_CURSORS} stay valid.
+     * default); MATCH filters the keys read, so a call may return fewer. Cursors (0 = start / done) are the server's,
+     * per partition ({@link ScanCursors}): valid on any connection of the partition, resumable, the least recently used
+     * evicted beyond {@code server.scan.cursor.bytes}.
      */
     private CompletableFuture<Reply> scan(Call c, byte[][] a) {
-        Session s = c.session();
         long cursor;
         try {
             cursor = Long.parseUnsignedLong(new String(a[1], StandardCharsets.US_ASCII));
@@ -306,20 +314,21 @@ final class Commands {
         if (cursor == 0) {
             range = KeyRange.all();
         } else {
-            byte[] after = s.cursor(cursor);
+            byte[] after = cursors.find(c.partition().name(), cursor);
             if (after == null) {
                 return done(Reply.error("ERR invalid cursor " + Long.toUnsignedString(cursor)
-                        + " (not issued on this connection, already used, or expired)"));
+                        + " (not issued for this partition, or evicted: server.scan.cursor.bytes)"));
             }
             range = KeyRange.greaterThan(after);
         }
         int limit = count;
+        String partition = c.partition().name();
         byte[] glob = pattern;
         boolean keep = typeMatches;
         // Keys only: until 2026-11-27 SCAN copied every value into the heap too (SCAN 0 COUNT 100000 over 1-MB values
         // held ~100 GB to return key names). The values' blocks are still read, and charged to the quota.
         return c.partition().scanKeysAsync(range, limit).thenApply(ks -> {
-            long next = ks.size() < limit ? 0 : s.newCursor(ks.get(ks.size() - 1));
+            long next = ks.size() < limit ? 0 : cursors.issue(partition, ks.get(ks.size() - 1));
             List<Reply> keys = new ArrayList<>();
             if (keep) {
                 for (byte[] k : ks) {
@@ -339,6 +348,10 @@ final class Commands {
             return done(wrongArity("PING"));
         }
         return done(a.length == 2 ? new Reply.Bulk(a[1]) : new Reply.Simple("PONG"));
+    }
+
+    long scanCursorBytes(String partition) {
+        return cursors.bytes(partition);
     }
 
     /** AUTH tenant secret (or AUTH secret for the tenant named "default"); selects the tenant's partition. */
@@ -366,15 +379,13 @@ final class Commands {
         if (!ok) {
             // the tenant name only when it is a configured one: a client that swapped its arguments must not get its
             // secret logged
-            log.info(
-                    "AUTH failed on connection {}: {}",
-                    s.id,
-                    t == null ? "unknown tenant" : "wrong secret for tenant " + t.name());
+            stats.authFailure();
+            authFailureLog.log("AUTH failed on connection " + s.id + ": "
+                    + (t == null ? "unknown tenant" : "wrong secret for tenant " + t.name()));
             return done(Reply.error("WRONGPASS invalid tenant-secret pair"));
         }
         s.tenant = t.name();
         s.partition = node.partition(t.partition());
-        s.clearCursors();
         return done(Reply.OK);
     }
 
@@ -635,7 +646,16 @@ final class Commands {
     }
 
     /** Redis' rule for client names: no spaces, newlines or other characters outside '!'..'~'. */
+    /**
+     * The longest client name kept: a name stays with its connection, and until 2026-11-29 it could be a whole bulk
+     * string (a probe pinned a 512-MiB heap with 25 connections named 16 MiB each). Redis sets no bound of its own.
+     */
+    static final int MAX_CLIENT_NAME = 1024;
+
     private static Reply badClientName(String name) {
+        if (name.length() > MAX_CLIENT_NAME) {
+            return Reply.error("ERR client name longer than " + MAX_CLIENT_NAME + " characters");
+        }
         for (char ch : name.toCharArray()) {
             if (ch <= ' ' || ch > '~') {
                 return Reply.error("ERR Client names cannot contain spaces, newlines or special characters.");

@@ -135,7 +135,6 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         closing = true;
         dropAll();
         idle = true;
-        session.clearCursors();
         ctx.fireChannelInactive();
     }
 

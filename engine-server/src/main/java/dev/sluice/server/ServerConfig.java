@@ -155,6 +155,16 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
                     + " (0 = never).");
     public static final Option<Integer> SCAN_MAX_COUNT =
             Option.intOption("scan.max.count", 100_000, 1, 10_000_000, "keys", "Largest COUNT a SCAN may ask for.");
+    public static final Option<Long> SCAN_CURSOR_BYTES = Option.longOption(
+            "scan.cursor.bytes",
+            16L << 20,
+            64L << 10,
+            1L << 30,
+            "bytes",
+            "Memory for SCAN cursors per partition (each holds the last key it returned, plus "
+                    + ScanCursors.ENTRY_OVERHEAD
+                    + " bytes); beyond it the least recently used cursor is evicted and answers"
+                    + " 'invalid cursor'. Cursors are valid on any connection of their partition.");
     public static final Option<Long> SHUTDOWN_TIMEOUT_MS = Option.longOption(
             "shutdown.timeout.ms",
             30_000,
@@ -187,6 +197,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             MAX_CONNECTIONS,
             AUTH_TIMEOUT_MS,
             SCAN_MAX_COUNT,
+            SCAN_CURSOR_BYTES,
             SHUTDOWN_TIMEOUT_MS,
             HISTORY_SECONDS);
 

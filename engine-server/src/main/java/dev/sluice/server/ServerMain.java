@@ -73,6 +73,13 @@ public final class ServerMain implements Callable<Integer> {
             System.err.println("sluice serve: bad configuration: " + e.getMessage());
             return 2;
         }
+        // SIGTERM and SIGINT end the wait below; the main thread then closes the server and exits 0. Caught from here
+        // on: a signal while the node opens is acted on once it is open (a probe, 2026-11-29: SIGTERM in the first
+        // 1.5 s of a start ended the JVM with 143 and no graceful close).
+        CountDownLatch stop = new CountDownLatch(1);
+        for (String sig : new String[] {"TERM", "INT"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
+        }
         SluiceServer server;
         try {
             server = SluiceServer.start(cfg);
@@ -90,12 +97,7 @@ public final class ServerMain implements Callable<Integer> {
                 server.port(),
                 cfg.get(ServerConfig.HTTP_HOST),
                 server.httpPort());
-        // SIGTERM and SIGINT end the wait below; the main thread then closes the server and exits 0. The hook covers
-        // other ways the JVM may exit (close() is idempotent).
-        CountDownLatch stop = new CountDownLatch(1);
-        for (String sig : new String[] {"TERM", "INT"}) {
-            sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> stop.countDown());
-        }
+        // The hook covers other ways the JVM may exit (close() is idempotent).
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sluice-serve-shutdown"));
         try {
             stop.await();

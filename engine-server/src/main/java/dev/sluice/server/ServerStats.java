@@ -27,6 +27,7 @@ final class ServerStats {
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
     private final LongAdder authTimeouts = new LongAdder();
+    private final LongAdder authFailures = new LongAdder();
 
     /**
      * A partition's own counts, for what INFO shows a tenant: until 2026-11-28 INFO gave every tenant the node-wide
@@ -82,6 +83,9 @@ final class ServerStats {
                 .register(registry);
         FunctionCounter.builder("sluice.server.auth.timeouts", authTimeouts, LongAdder::sum)
                 .description("connections closed for not authenticating within server.auth.timeout.ms")
+                .register(registry);
+        FunctionCounter.builder("sluice.server.auth.failures", authFailures, LongAdder::sum)
+                .description("AUTH (or HELLO AUTH) refused: unknown tenant or wrong secret")
                 .register(registry);
     }
 
@@ -147,6 +151,14 @@ final class ServerStats {
 
     void authTimeout() {
         authTimeouts.increment();
+    }
+
+    void authFailure() {
+        authFailures.increment();
+    }
+
+    long authFailureCount() {
+        return authFailures.sum();
     }
 
     long authTimeoutCount() {

@@ -455,6 +455,11 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** RESP connections open now (tests). */
+    /** Bytes the SCAN cursors of {@code partition} hold (for tests). */
+    long scanCursorBytes(String partition) {
+        return commands.scanCursorBytes(partition);
+    }
+
     int openConnections() {
         return handlers.size();
     }

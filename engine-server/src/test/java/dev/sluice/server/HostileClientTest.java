@@ -228,6 +228,53 @@ class HostileClientTest {
     }
 
     /**
+     * SCAN cursors are bounded by server.scan.cursor.bytes per partition, whatever the connections do: each kept its own
+     * 1,024 cursors, each with a copy of the last key (a probe, 2026-11-29, ran a 512-MiB server out of memory with ~60
+     * connections pipelining {@code SCAN 0 COUNT 1 MATCH nomatch} over an 8-KiB key). And a cursor continues on another
+     * connection, as pooled clients use it.
+     */
+    @Test
+    void scanCursorsStayWithinTheirBudgetAndContinueOnAnyConnection() throws Exception {
+        long budget = 256 << 10;
+        try (SluiceServer s = TestServers.start(dir, "server.scan.cursor.bytes", String.valueOf(budget));
+                Jedis j = TestServers.jedis(s)) {
+            String big = "k".repeat(8192);
+            j.set(big, "v");
+            j.set("small", "v");
+            StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 1024; i++) {
+                pipeline.append(RawClient.command("SCAN", "0", "COUNT", "1", "MATCH", "nomatch"));
+            }
+            String scans = pipeline.toString();
+            for (int c = 0; c < 8; c++) {
+                try (RawClient raw = new RawClient(s.port())) {
+                    raw.send(scans);
+                    for (int i = 0; i < 1024; i++) {
+                        assertThat(raw.line()).isEqualTo("*2");
+                        raw.line(); // $n
+                        assertThat(raw.line()).matches("[1-9][0-9]*");
+                        assertThat(raw.line()).isEqualTo("*0");
+                    }
+                }
+                assertThat(s.scanCursorBytes("default")).isLessThanOrEqualTo(budget);
+            }
+            // 8 x 1,024 cursors of an 8-KiB key would be 64 MiB
+            assertThat(s.scanCursorBytes("default")).isGreaterThan(budget / 2);
+            try (Jedis other = TestServers.jedis(s)) {
+                redis.clients.jedis.resps.ScanResult<String> first =
+                        j.scan("0", new redis.clients.jedis.params.ScanParams().count(1));
+                assertThat(first.getResult()).containsExactly(big);
+                redis.clients.jedis.resps.ScanResult<String> rest = other.scan(first.getCursor());
+                assertThat(rest.getResult()).containsExactly("small");
+                assertThat(rest.getCursor()).isEqualTo("0");
+                assertThat(j.scan(first.getCursor()).getResult())
+                        .as("resumed again")
+                        .containsExactly("small");
+            }
+        }
+    }
+
+    /**
      * The cap is counted in accept order: the first connections get the slots and the rest are refused, however many
      * event loops initialize them. The check used to run on each connection's own loop, so two sockets accepted together
      * could be served in either order, or both: {@link #idleSocketsThatNeverAuthenticateAreClosedAndTheTenantGetsIn}

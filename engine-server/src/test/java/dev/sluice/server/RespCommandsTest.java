@@ -265,6 +265,17 @@ class RespCommandsTest {
             assertThat(j.sendCommand(Protocol.Command.CLIENT, "GETNAME")).isNull();
             j.sendCommand(() -> "HELLO".getBytes(UTF_8), "2", "SETNAME", "good-name");
             assertThat(j.sendCommand(Protocol.Command.CLIENT, "GETNAME")).isEqualTo("good-name".getBytes(UTF_8));
+            // a name stays with its connection: a long one is refused (a probe, 2026-11-29: 16-MiB names)
+            String longest = "n".repeat(Commands.MAX_CLIENT_NAME);
+            assertThat(j.clientSetname(longest)).isEqualTo("OK");
+            assertThatThrownBy(() -> j.clientSetname(longest + "n"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("ERR client name longer than 1024 characters");
+            assertThatThrownBy(() -> j.sendCommand(() -> "HELLO".getBytes(UTF_8), "2", "SETNAME", longest + "n"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("ERR client name longer than 1024 characters");
+            assertThat(j.clientGetname()).isEqualTo(longest);
+            j.sendCommand(() -> "HELLO".getBytes(UTF_8), "2", "SETNAME", "good-name");
             assertThatThrownBy(() -> j.sendCommand(Protocol.Command.CLIENT, "GETNAME", "extra"))
                     .isInstanceOf(JedisDataException.class)
                     .hasMessage("ERR wrong number of arguments for 'client|getname' command");
