@@ -271,6 +271,35 @@ final class StoreCheck {
                             + " is not writable by this process (read-only file system, or its permissions); Sluice opened"
                             + " nothing");
         }
+        if (d != null && d.equals(dir) && ROOT) {
+            // An immutable file (chattr +i) cannot be replaced, renamed or deleted even by root, and the open replaces
+            // CURRENT, rotates LOG and deletes flushed WALs: a probe (2026-11-29) with an immutable CURRENT in the
+            // second partition had the first opened and rewritten before the refusal. For root, a file it cannot
+            // write is exactly that (permission bits do not bind it); for other users, bits without the write bit do
+            // not stop RocksDB's renames in a writable directory, so only root can tell this way.
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    if (Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.isWritable(f)) {
+                        throw new SluiceException("partition '" + name + "' at " + dir + ": " + f.getFileName()
+                                + " cannot be changed (an immutable file, chattr +i, or a read-only mount), and the"
+                                + " open replaces or deletes RocksDB's files; Sluice opened nothing");
+                    }
+                }
+            } catch (IOException e) {
+                throw new SluiceException("partition '" + name + "' at " + dir + ": cannot list it: " + e, e);
+            }
+        }
+    }
+
+    /** Whether this process runs as root (uid 0), for which {@link Files#isWritable} ignores permission bits. */
+    private static final boolean ROOT = isRoot();
+
+    private static boolean isRoot() {
+        try {
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     // ---- RocksDB options shared by the check and the real open ----

@@ -712,6 +712,40 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /**
+     * A damaged-store probe (2026-11-29): partition b's CURRENT made immutable ({@code chattr +i}); the open failed in
+     * b only after a had been opened and rewritten (WAL flushed, MANIFEST rolled). Root only: only root can set the
+     * flag, and for root a file it cannot write is exactly an immutable one (or a read-only mount).
+     */
+    @Test
+    void anImmutableFileInAPartitionIsRefusedBeforeTheFirstIsOpened() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                "root".equals(System.getProperty("user.name")), "only root sets and is bound by chattr +i this way");
+        twoPartitionStore();
+        Path current = dir.resolve("partitions/b/CURRENT");
+        Process chattr = new ProcessBuilder("chattr", "+i", current.toString())
+                .redirectErrorStream(true)
+                .start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                chattr.waitFor() == 0,
+                "chattr +i works on this file system: "
+                        + new String(chattr.getInputStream().readAllBytes()));
+        try {
+            Map<String, String> before = hashes(dir);
+            assertThatThrownBy(() -> Sluice.open(cfg(dir, "a", "b")))
+                    .hasMessageContaining("partition 'b'")
+                    .hasMessageContaining("CURRENT cannot be changed")
+                    .hasMessageContaining("Sluice opened nothing");
+            assertThat(hashes(dir)).isEqualTo(before);
+        } finally {
+            new ProcessBuilder("chattr", "-i", current.toString()).start().waitFor();
+        }
+        try (SluiceNode n = Sluice.open(cfg(dir, "a", "b"))) {
+            assertThat(n.partition("a").get(key(199))).isNotNull();
+            assertThat(n.partition("b").get(key(199))).isNotNull();
+        }
+    }
+
     /** A partition directory that is a dangling symbolic link is refused before any partition is opened. */
     @Test
     void aPartitionThatIsADanglingSymbolicLinkIsRefusedBeforeTheFirstIsOpened() throws IOException {
