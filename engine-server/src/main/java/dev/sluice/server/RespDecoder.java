@@ -45,6 +45,10 @@ final class RespDecoder extends ByteToMessageDecoder {
     private final int maxInlineBytes;
     private final long maxRequestBytes;
     private final BooleanSupplier unauthenticated;
+    private final RequestMemory memory;
+    /** What this connection holds of {@link #memory}: its partial request and the bytes received but not decoded. */
+    private long held;
+
     private boolean failed;
     /** The array being decoded when its end has not arrived yet (null between requests); grown as elements arrive. */
     private byte[][] partial;
@@ -66,6 +70,18 @@ final class RespDecoder extends ByteToMessageDecoder {
             int maxInlineBytes,
             long maxRequestBytes,
             BooleanSupplier unauthenticated) {
+        this(maxArrayLength, maxBulkBytes, maxInlineBytes, maxRequestBytes, unauthenticated, RequestMemory.UNBOUNDED);
+    }
+
+    /** @param memory the server's budget for requests being received, shared by every connection */
+    RespDecoder(
+            int maxArrayLength,
+            int maxBulkBytes,
+            int maxInlineBytes,
+            long maxRequestBytes,
+            BooleanSupplier unauthenticated,
+            RequestMemory memory) {
+        this.memory = memory;
         this.maxArrayLength = maxArrayLength;
         this.maxBulkBytes = maxBulkBytes;
         this.maxInlineBytes = maxInlineBytes;
@@ -85,8 +101,37 @@ final class RespDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * Decodes, then accounts what the connection holds against the server's {@link RequestMemory}: over the budget, a
+     * connection holding more than {@link RequestMemory#FLOOR} is refused as a protocol error and closed (a probe,
+     * 2026-11-29: 10 connections each half-way through a 64-MiB MSET held a 512-MiB heap, and the 11th ran it out of
+     * memory; server.max.request.bytes bounds one connection only).
+     */
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        decodeRequests(ctx, in, out);
+        long now = failed ? 0 : (partial == null ? 0 : partialBytes) + in.readableBytes();
+        long over = memory.change(now - held);
+        held = now;
+        if (over > 0 && now > RequestMemory.FLOOR && !failed) {
+            failed = true;
+            partial = null;
+            in.skipBytes(in.readableBytes());
+            memory.change(-held);
+            held = 0;
+            out.add(new ProtocolError("the server's memory for requests being received is full ("
+                    + memory.budget() + " bytes, server.max.request.bytes.total) and this connection holds " + now
+                    + " bytes of an unfinished request"));
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        memory.change(-held);
+        held = 0;
+    }
+
+    private void decodeRequests(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;

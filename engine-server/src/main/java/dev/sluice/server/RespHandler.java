@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
+    /**
+     * Lines a client triggers at will (a malformed frame, an HTTP request on this port): at most one per interval for
+     * the whole server, with the count of the others, so that a client reconnecting in a loop cannot fill the log.
+     */
+    private static final RateLimitedLog clientErrorLog = new RateLimitedLog(log);
 
     /**
      * {@code held[0]}: the bytes its reply is counted with in {@link #readyBytes}; {@code held[1]}: see {@link #start};
@@ -145,11 +150,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
         if (msg instanceof RespDecoder.ProtocolError err) {
             stats.protocolError();
-            log.info(
-                    "connection {} from {}: {}; closing it",
-                    session.id,
-                    ctx.channel().remoteAddress(),
-                    err.message());
+            clientErrorLog.log("connection " + session.id + " from "
+                    + ctx.channel().remoteAddress() + ": " + err.message() + "; closing it");
             enqueue(
                     CompletableFuture.completedFuture(new Reply.ThenClose(Reply.error("ERR " + err.message()))),
                     null,
@@ -163,11 +165,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (crossProtocol(args[0])) {
             // An HTTP request sent to the RESP port (e.g. a web page's fetch to 127.0.0.1): its body would run as
             // commands. Close at once, as Redis does since 3.2.7.
-            log.warn(
-                    "connection {} from {}: possible cross-protocol attack ('{}' sent to the RESP port); closing it",
-                    session.id,
-                    ctx.channel().remoteAddress(),
-                    new String(args[0], java.nio.charset.StandardCharsets.US_ASCII));
+            clientErrorLog.log(
+                    "connection " + session.id + " from " + ctx.channel().remoteAddress()
+                            + ": possible cross-protocol attack ('"
+                            + Commands.printable(new String(args[0], java.nio.charset.StandardCharsets.US_ASCII))
+                            + "' sent to the RESP port); closing it");
             stats.protocolError();
             closing = true;
             dropAll();

@@ -155,6 +155,15 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
                     + " (0 = never).");
     public static final Option<Integer> SCAN_MAX_COUNT =
             Option.intOption("scan.max.count", 100_000, 1, 10_000_000, "keys", "Largest COUNT a SCAN may ask for.");
+    public static final Option<Long> MAX_REQUEST_BYTES_TOTAL = Option.longOption(
+            "max.request.bytes.total",
+            0,
+            0,
+            Long.MAX_VALUE,
+            "bytes",
+            "Most bytes all connections together may hold of requests not yet received whole (0 = a quarter of the"
+                    + " heap). Over it, a connection holding more than 64 KiB of an unfinished request gets -ERR and"
+                    + " is closed; server.max.request.bytes bounds one connection.");
     public static final Option<Long> SCAN_CURSOR_BYTES = Option.longOption(
             "scan.cursor.bytes",
             16L << 20,
@@ -196,6 +205,7 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             MAX_REPLY_BYTES,
             MAX_CONNECTIONS,
             AUTH_TIMEOUT_MS,
+            MAX_REQUEST_BYTES_TOTAL,
             SCAN_MAX_COUNT,
             SCAN_CURSOR_BYTES,
             SHUTDOWN_TIMEOUT_MS,

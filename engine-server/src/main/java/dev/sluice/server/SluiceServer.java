@@ -70,6 +70,7 @@ public final class SluiceServer implements AutoCloseable {
     /** An HTTP request not answered this long after its first byte closes its connection (slowloris). */
     static final int HTTP_REQUEST_DEADLINE_SECONDS = 10;
 
+    private final RequestMemory requestMemory;
     private final ChannelGroup connections = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup httpConnections = new DefaultChannelGroup("http", GlobalEventExecutor.INSTANCE);
     private final Map<Channel, RespHandler> handlers = new ConcurrentHashMap<>();
@@ -91,6 +92,8 @@ public final class SluiceServer implements AutoCloseable {
                 .filter(h -> p.equals(h.tenantPartition()))
                 .count());
         this.commands = new Commands(node, config, stats, status);
+        this.requestMemory =
+                new RequestMemory(RequestMemory.budgetFor(config.get(ServerConfig.MAX_REQUEST_BYTES_TOTAL)));
         this.replyMemory = new ReplyMemory(
                 ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), servedPartitions(config, node));
         this.boss = new MultiThreadIoEventLoopGroup(
@@ -169,7 +172,8 @@ public final class SluiceServer implements AutoCloseable {
                                                 maxBulk,
                                                 maxInline,
                                                 maxRequest,
-                                                () -> authRequired && session.tenant == null),
+                                                () -> authRequired && session.tenant == null,
+                                                requestMemory),
                                         h);
                         if (authRequired && authTimeoutMs > 0) {
                             // a tenant-isolation probe (2026-11-28): 50 idle sockets that never sent a byte held a
@@ -455,6 +459,11 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** RESP connections open now (tests). */
+    /** Bytes all connections hold of requests not yet received whole (for tests). */
+    long requestBytesHeld() {
+        return requestMemory.used();
+    }
+
     /** Bytes the SCAN cursors of {@code partition} hold (for tests). */
     long scanCursorBytes(String partition) {
         return commands.scanCursorBytes(partition);

@@ -228,6 +228,39 @@ class HostileClientTest {
     }
 
     /**
+     * Requests being received are bounded server-wide by server.max.request.bytes.total: a probe (2026-11-29) had 10
+     * connections each half-way through a 64-MiB MSET hold a 512-MiB heap, and the 11th ran it out of memory.
+     */
+    @Test
+    void unfinishedRequestsTogetherStayWithinTheServersBudget() throws Exception {
+        try (SluiceServer s = TestServers.start(dir, "server.max.request.bytes.total", String.valueOf(1 << 20));
+                RawClient first = new RawClient(s.port());
+                RawClient second = new RawClient(s.port())) {
+            String head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$800000\r\n";
+            String part = "x".repeat(700_000);
+            first.send(head + part);
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> s.requestBytesHeld() >= 700_000);
+            second.send(head + part);
+            assertThat(second.line()).startsWith("-ERR the server's memory for requests being received is full");
+            assertThat(second.closedByServer()).isTrue();
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> s.requestBytesHeld() < 800_000);
+            first.send("x".repeat(100_000) + "\r\n");
+            assertThat(first.line()).isEqualTo("+OK");
+            assertThat(first.send(RawClient.command("GET", "k")).line()).isEqualTo("$800000");
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> s.requestBytesHeld() == 0);
+            try (RawClient third = new RawClient(s.port())) {
+                assertThat(third.send(RawClient.command("PING")).line()).isEqualTo("+PONG");
+            }
+        }
+    }
+
+    /**
      * SCAN cursors are bounded by server.scan.cursor.bytes per partition, whatever the connections do: each kept its own
      * 1,024 cursors, each with a copy of the last key (a probe, 2026-11-29, ran a 512-MiB server out of memory with ~60
      * connections pipelining {@code SCAN 0 COUNT 1 MATCH nomatch} over an 8-KiB key). And a cursor continues on another
