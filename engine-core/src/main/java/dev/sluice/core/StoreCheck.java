@@ -196,9 +196,12 @@ final class StoreCheck {
             throw new SluiceException("partition '" + name + "' at " + dir + " was written with " + foreign
                     + " (its newest OPTIONS file), which a Sluice partition does not have: opened without "
                     + (foreign.size() == 1 ? "it" : "them") + ", its data would read wrong (merge records unmerged,"
-                    + " a TTL database's timestamps in the values, keys out of order) or stop its writes. It was not"
-                    + " written by Sluice; Sluice opened nothing. Open it with RocksDB and those settings, or copy its"
-                    + " data into a partition.");
+                    + " a TTL database's timestamps in the values, keys out of order) or stop its writes. Either it was"
+                    + " not written by Sluice (open it with RocksDB and those settings, or copy its data into a"
+                    + " partition), or that OPTIONS file is damaged (a Sluice partition's names"
+                    + " comparator=leveldb.BytewiseComparator and none of the others: restore it from a backup, or"
+                    + " move it away: this check then reads the one before it, and the open writes a new one); Sluice"
+                    + " opened nothing.");
         }
     }
 

@@ -159,7 +159,10 @@ class ForeignStoreTest {
                 db.flush(f);
             }
         });
-        assertRefusedUnchanged(SluiceException.class, "comparator=rocksdb.ReverseBytewiseComparator");
+        assertRefusedUnchanged(
+                SluiceException.class,
+                "comparator=rocksdb.ReverseBytewiseComparator",
+                "or that OPTIONS file is damaged");
         assertThatThrownBy(() -> Sluice.open(cfg(dir, "d", "ext"))).isNotInstanceOf(StoreCorruptedException.class);
     }
 
