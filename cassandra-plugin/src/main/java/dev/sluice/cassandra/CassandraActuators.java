@@ -138,8 +138,14 @@ final class CassandraActuators implements Actuators {
             return;
         }
         int perSecond = (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.round(sum)));
-        StorageService.instance.setNativeTransportMaxRequestsPerSecond(perSecond);
-        StorageService.instance.setNativeTransportRateLimitingEnabled(true);
+        // each call logs an INFO line in Cassandra, even when nothing changes (a probe, 2026-11-29: three lines per
+        // change, one every tick under load)
+        if (perSecond != nodeAdmissionRate) {
+            StorageService.instance.setNativeTransportMaxRequestsPerSecond(perSecond);
+        }
+        if (!StorageService.instance.getNativeTransportRateLimitingEnabled()) {
+            StorageService.instance.setNativeTransportRateLimitingEnabled(true);
+        }
         nodeAdmissionRate = perSecond;
     }
 

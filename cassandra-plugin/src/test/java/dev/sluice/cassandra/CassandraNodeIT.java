@@ -273,11 +273,46 @@ class CassandraNodeIT {
     }
 
     /**
+     * Cassandra probe (2026-11-29): an ALTER that keeps the strategy (another sub-option) made the table leave and join
+     * again at once (the node's rate limit dropped, warm-up started over); and a table altered away and back later got
+     * a t_0 measured over its whole absence (57 s there: a 526/s node limit after 5,825/s), because its sensors kept
+     * their last reading.
+     */
+    @Test
+    @Order(7)
+    void anAlterThatKeepsTheStrategyKeepsTheTableAndOneThatComesBackStartsOver() throws Exception {
+        String table = KS + ".t_stcs";
+        String alterKeep = "ALTER TABLE " + table + " WITH compaction = {'class': '" + STRATEGY
+                + "', 'delegate': 'stcs', 'min_threshold': '6'}";
+        cql.execute(alterKeep);
+        Thread.sleep(NodeControl.LEAVE_GRACE_MS + 2_000);
+        assertThat(node.log()).doesNotContain("table " + table + " leaves the control plane");
+        assertThat((String[]) node.attribute(VIEW, "Tables")).contains(table);
+
+        cql.execute("ALTER TABLE " + table + " WITH compaction = {'class': 'SizeTieredCompactionStrategy'}");
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() ->
+                        assertThat((String[]) node.attribute(VIEW, "Tables")).doesNotContain(table));
+        write("t_stcs", 0, 2000); // served while away
+        int mark = node.log().length();
+        cql.execute(alterKeep);
+        // back: it starts over (this node's admission starts a table at initial.rate; the sensors' reset, which the
+        // probe saw as a t_0 measured over the absence with admission's warm-up, is not visible in this log)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            write("t_stcs", 0, 200);
+            assertThat(node.log().substring(mark))
+                    .contains("table " + table + " joins the control plane")
+                    .contains("on " + table + " (t_0 = initial.rate)");
+        });
+        assertAllRowsBack("t_stcs", 2000);
+    }
+
+    /**
      * Cassandra probe (2026-11-28): after the last plugin table left (ALTER to another strategy), the node kept limiting
      * every request to the last sum of the tables' rates until a restart.
      */
     @Test
-    @Order(7)
+    @Order(8)
     void whenTheLastPluginTableLeavesTheNodeStopsLimitingRequests() throws Exception {
         String ss = "org.apache.cassandra.db:type=StorageService";
         await().atMost(Duration.ofSeconds(60))
