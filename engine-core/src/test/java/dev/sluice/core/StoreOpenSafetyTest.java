@@ -746,6 +746,61 @@ class StoreOpenSafetyTest {
         }
     }
 
+    /**
+     * A probe (2026-11-29): two nodes creating the same new store at once. The marker was written before the lock was
+     * taken, so the loser got "NoSuchFileException SLUICE.tmp" (120 of 150 pairs) or a false "not a Sluice store"
+     * (2 of 150) instead of "already open".
+     */
+    @Test
+    void twoNodesCreatingTheSameStoreAtOnceOneOpensTheOtherIsToldItIsOpen() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 40; round++) {
+                Path fresh = dir.resolve("fresh-" + round);
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                java.util.List<java.util.concurrent.Future<Object>> both = new java.util.ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    both.add(pool.submit(() -> {
+                        start.await();
+                        try {
+                            return Sluice.open(cfg(fresh, "a"));
+                        } catch (RuntimeException e) {
+                            return e;
+                        }
+                    }));
+                }
+                java.util.List<Object> results = new java.util.ArrayList<>();
+                for (var f : both) {
+                    results.add(f.get());
+                }
+                java.util.List<SluiceNode> opened = new java.util.ArrayList<>();
+                java.util.List<RuntimeException> refused = new java.util.ArrayList<>();
+                for (Object r : results) {
+                    if (r instanceof SluiceNode n) {
+                        opened.add(n);
+                    } else {
+                        refused.add((RuntimeException) r);
+                    }
+                }
+                try {
+                    assertThat(opened).as("round %d", round).hasSize(1);
+                    assertThat(refused.get(0))
+                            .as("round %d", round)
+                            .isExactlyInstanceOf(SluiceException.class)
+                            .hasMessageContaining("is already open");
+                    opened.get(0).partition("a").put(key(1), new byte[] {1}, WriteMode.SYNC);
+                } finally {
+                    opened.forEach(SluiceNode::close);
+                }
+                try (SluiceNode again = Sluice.open(cfg(fresh, "a"))) {
+                    assertThat(again.partition("a").get(key(1))).containsExactly(1);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** A partition directory that is a dangling symbolic link is refused before any partition is opened. */
     @Test
     void aPartitionThatIsADanglingSymbolicLinkIsRefusedBeforeTheFirstIsOpened() throws IOException {
