@@ -271,6 +271,9 @@ final class NodeImpl implements SluiceNode {
                 throw new ConfigException("control." + p.name() + ": " + e.getMessage());
             }
         }
+        if (config.env().equals("default")) {
+            refuseWithoutPriorityEnv(config, "env = default");
+        }
         StorageEnvProvider provider = envProvider();
         if (config.env().equals("default")) {
             if (!config.envOptions().isEmpty()) {
@@ -282,6 +285,17 @@ final class NodeImpl implements SluiceNode {
                 provider.validate(opts);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException("env: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Refuses a controller that acts only through the priority Env when the node will not run it ({@code why}). */
+    private static void refuseWithoutPriorityEnv(SluiceConfig config, String why) {
+        for (ControlLoopProvider p : resolveControls(config)) {
+            if (p.needsPriorityEnv()) {
+                throw new ConfigException(SluiceConfig.CONTROLS + " lists '" + p.name() + "', which acts through the"
+                        + " priority Env, but " + why + ": use env = priority (or auto where the priority Env loads),"
+                        + " or drop '" + p.name() + "'");
             }
         }
     }
@@ -337,6 +351,16 @@ final class NodeImpl implements SluiceNode {
         try {
             config.controlEventsFile().ifPresent(NodeImpl::probeEventsFile);
             env = openEnv(config);
+            if (env == null || env.control().isEmpty()) {
+                try {
+                    refuseWithoutPriorityEnv(config, "env = " + config.env() + " runs RocksDB's default Env here");
+                } catch (ConfigException e) {
+                    if (env != null) {
+                        env.close();
+                    }
+                    throw e;
+                }
+            }
         } catch (RuntimeException e) {
             releaseAfterRefusal(lock);
             throw e;

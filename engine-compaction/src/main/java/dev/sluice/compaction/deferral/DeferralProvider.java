@@ -8,6 +8,13 @@ import dev.sluice.core.control.ControlLoopProvider;
 
 /** Registers {@link Deferral} as "deferral". */
 public final class DeferralProvider implements ControlLoopProvider {
+    /** It reads the priority Env's device budget use and suspends compactions through it (a probe, 2026-11-29: with
+     * env = default it was accepted and never acted). */
+    @Override
+    public boolean needsPriorityEnv() {
+        return true;
+    }
+
     static final Option<Double> HIGH = Option.doubleOption(
             "high",
             0.8,

@@ -295,4 +295,16 @@ class DeferralTest {
         assertThatThrownBy(() -> new Deferral.Settings(0.8, 0.6, 3, 46, 0, 0.6, 4, 6, 4, SEC, SEC))
                 .hasMessageContaining("intra.l0.max");
     }
+
+    /** A probe (2026-11-29): with env = default, deferral was accepted and never acted (no device budget to read). */
+    @Test
+    void withoutThePriorityEnvTheNodeIsRefused() {
+        dev.sluice.core.SluiceConfig config = dev.sluice.core.SluiceConfig.builder(java.nio.file.Path.of("unused"))
+                .env("default")
+                .controls("deferral")
+                .build();
+        assertThatThrownBy(() -> dev.sluice.core.Sluice.validate(config))
+                .isInstanceOf(dev.sluice.core.ConfigException.class)
+                .hasMessageContaining("'deferral', which acts through the priority Env, but env = default");
+    }
 }

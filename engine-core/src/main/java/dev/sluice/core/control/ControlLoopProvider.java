@@ -59,6 +59,15 @@ public interface ControlLoopProvider {
     }
 
     /**
+     * Whether the loop acts only through the priority Env ({@link ControlContext#io()}): a node listing it with {@code
+     * env = default}, or with {@code env = auto} on a machine where the priority Env cannot load, is refused at open
+     * instead of running a loop that fails or does nothing at every tick.
+     */
+    default boolean needsPriorityEnv() {
+        return false;
+    }
+
+    /**
      * Creates the loop. {@code ctx} holds the options parsed against {@link #optionSet()} and merged over the defaults.
      * Throw {@link IllegalArgumentException} naming the option(s) on a bad combination of values.
      */

@@ -155,6 +155,13 @@ public final class FlexPartitionLoop implements ControlLoop {
 
     /** ServiceLoader registration. */
     public static final class Provider implements ControlLoopProvider {
+        /** It sets per-partition background limits in the priority Env (a probe, 2026-11-29: with env = default it was
+         * accepted and failed at every window). */
+        @Override
+        public boolean needsPriorityEnv() {
+            return true;
+        }
+
         @Override
         public String name() {
             return NAME;

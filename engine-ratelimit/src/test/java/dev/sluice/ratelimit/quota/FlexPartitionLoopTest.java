@@ -122,4 +122,19 @@ class FlexPartitionLoopTest {
                 .hasMessageContaining("floor.mbps")
                 .hasMessageContaining("1 to 1000000");
     }
+
+    /** A probe (2026-11-29): with env = default, flex-partition was accepted and failed at every window. */
+    @Test
+    void withoutThePriorityEnvTheNodeIsRefused() {
+        SluiceConfig config = SluiceConfig.builder(dir.resolve("fresh"))
+                .env("default")
+                .controls("flex-partition")
+                .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.validate(config))
+                .isInstanceOf(dev.sluice.core.ConfigException.class)
+                .hasMessageContaining("'flex-partition', which acts through the priority Env, but env = default");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Sluice.open(config))
+                .isInstanceOf(dev.sluice.core.ConfigException.class);
+        org.assertj.core.api.Assertions.assertThat(dir.resolve("fresh")).doesNotExist();
+    }
 }
