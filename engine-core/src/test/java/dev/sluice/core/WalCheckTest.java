@@ -164,16 +164,21 @@ class WalCheckTest {
         assertThat(WalCheck.checkFile(wal)).isEmpty();
     }
 
-    @Test
-    void aGarbledLastRecordThatIsWholeAndMarkedSyncIsDamage() throws IOException {
-        // a probe (2026-11-29): one byte flipped in the last record, an acknowledged SYNC put, after a crash; the check
-        // called it a torn tail and RocksDB dropped the write silently
+    /** 20 records of 207 bytes (sequence 1..20), the last one a SYNC write. */
+    private static byte[] lastRecordSync() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = 1; i <= 20; i++) {
             out.write(full(batch(i, i == 20)));
         }
+        return out.toByteArray();
+    }
+
+    @Test
+    void aGarbledLastRecordThatIsWholeAndMarkedSyncIsDamage() throws IOException {
+        // a probe (2026-11-29): one byte flipped in the last record, an acknowledged SYNC put, after a crash; the check
+        // called it a torn tail and RocksDB dropped the write silently
         Path wal = dir.resolve("000009.log");
-        Files.write(wal, out.toByteArray());
+        Files.write(wal, lastRecordSync());
         assertThat(WalCheck.checkFile(wal)).isEmpty();
         flip(wal, 19 * 207 + 40);
         assertThat(WalCheck.checkFile(wal))
@@ -186,12 +191,8 @@ class WalCheckTest {
     @Test
     void aLastSyncRecordWithAZeroedPagePartOrUnmarkedIsStillATornTail() throws IOException {
         // records of 207 bytes: record 20 spans 3933..4140, across the page boundary at 4096
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 1; i <= 20; i++) {
-            out.write(full(batch(i, i == 20)));
-        }
         Path wal = dir.resolve("000010.log");
-        byte[] b = out.toByteArray();
+        byte[] b = lastRecordSync();
         java.util.Arrays.fill(b, 4096, b.length, (byte) 0); // the page after the boundary never reached the disk
         Files.write(wal, b);
         assertThat(WalCheck.checkFile(wal)).isEmpty();

@@ -98,7 +98,11 @@ class BenchCliTest {
      */
     @Test
     void aStackThatCrashesEndsTheRunWithoutResults() throws IOException {
-        Path sc = scenario("[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = /nonexistent/dir\n");
+        // a temporary directory under a regular file can never be created (an absolute /nonexistent/dir could, and once
+        // was, by another program on the machine)
+        Path file = Files.writeString(tmp.resolve("a-file"), "");
+        Path sc = scenario(
+                "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
         Path out = tmp.resolve("out");
         Result r = bench(sc, out);
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
