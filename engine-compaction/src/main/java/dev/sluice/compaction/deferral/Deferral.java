@@ -91,6 +91,15 @@ public final class Deferral implements ControlLoop {
     private final Map<String, Map<String, Long>> issued = new HashMap<>();
 
     private int calmTicks;
+    /** Ticks in a row in which the partitions did I/O and the Env reported no budget use at all. */
+    private int unbudgetedTicks;
+
+    private boolean toldNoBudget;
+    /**
+     * After this many such ticks, one event says the Env has no budget to measure (a probe, 2026-11-29: deferral on the
+     * priority Env without a device model or node budget recorded no event in 490,000 puts, and nothing said why).
+     */
+    static final int NO_BUDGET_TICKS = 10;
 
     public Deferral(Settings settings) {
         this.s = settings;
@@ -99,6 +108,25 @@ public final class Deferral implements ControlLoop {
     @Override
     public String name() {
         return NAME;
+    }
+
+    private void noBudget(NodeSnapshot snapshot, double use, List<Action> out) {
+        long bytes = 0;
+        for (LsmSnapshot ls : snapshot.partitions().values()) {
+            bytes += ls.ioDelta().bytes(IoClass.values());
+        }
+        if (use > 0) {
+            unbudgetedTicks = 0;
+        } else if (bytes > 0 && ++unbudgetedTicks == NO_BUDGET_TICKS && !toldNoBudget) {
+            toldNoBudget = true;
+            out.add(new Action.ConfigureIo(
+                    "deferral_budget",
+                    "none",
+                    io -> {},
+                    "the Env reports no device budget use while the partitions do I/O: deferral acts on that use, so"
+                            + " it will not act; enable the device model (env.device.enabled = true) or give the node"
+                            + " policy a budget (env.policy.node.mbps / node.iops)"));
+        }
     }
 
     /** The partition's current stage (NORMAL for a partition never seen). */
@@ -111,6 +139,7 @@ public final class Deferral implements ControlLoop {
     public List<Action> decide(NodeSnapshot snapshot, long nowNanos) {
         double use = snapshot.deviceBudgetUse();
         List<Action> out = new ArrayList<>();
+        noBudget(snapshot, use, out);
         for (String p : snapshot.partitions().keySet()) {
             states.computeIfAbsent(p, k -> new State());
             forgetGone(p, snapshot.partition(p), nowNanos);

@@ -85,7 +85,8 @@ public final class DeferralProvider implements ControlLoopProvider {
         return "FlexEngine §4.3 two-stage compaction deferral: above the I/O watermark, suspend compactions other than"
                 + " L0->L1 in the partitions most over their Eq. 3 background budget (pending-compaction stall limits"
                 + " lifted meanwhile); near L0's stall trigger, suspend L0->L1 too and merge L0 files within L0;"
-                + " resume oldest first when the device calms down. Needs the priority Env's device budget use.";
+                + " resume oldest first when the device calms down. Needs the priority Env's device budget use (without one it"
+                + " records one deferral_budget event saying so, and does not act).";
     }
 
     @Override

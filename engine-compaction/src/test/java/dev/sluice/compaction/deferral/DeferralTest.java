@@ -307,4 +307,27 @@ class DeferralTest {
                 .isInstanceOf(dev.sluice.core.ConfigException.class)
                 .hasMessageContaining("'deferral', which acts through the priority Env, but env = default");
     }
+
+    /** No budget use at all while the partitions do I/O: one event says why deferral will not act, once. */
+    @Test
+    void anEnvWithoutABudgetIsReportedOnce() {
+        Deferral d = new Deferral(new Deferral.Settings(0.8, 0.6, 3, 46, 1, 0.6, 4, 4, 8, 60 * SEC, 30 * SEC));
+        List<Action> all = new ArrayList<>();
+        for (int t = 1; t <= 3 * Deferral.NO_BUDGET_TICKS; t++) {
+            List<Action> out = d.decide(snap(t * SEC, 0.0, new P("a", 2, 100, 5)), t * SEC);
+            if (t < Deferral.NO_BUDGET_TICKS) {
+                assertThat(out).isEmpty();
+            }
+            all.addAll(out);
+        }
+        assertThat(all).hasSize(1);
+        assertThat(all.get(0)).isInstanceOf(Action.ConfigureIo.class);
+        assertThat(((Action.ConfigureIo) all.get(0)).reason()).contains("no device budget use");
+        // with a budget in use, nothing is said
+        Deferral quiet = new Deferral(new Deferral.Settings(0.8, 0.6, 3, 46, 1, 0.6, 4, 4, 8, 60 * SEC, 30 * SEC));
+        for (int t = 1; t <= 3 * Deferral.NO_BUDGET_TICKS; t++) {
+            assertThat(quiet.decide(snap(t * SEC, 0.3, new P("a", 2, 100, 5)), t * SEC))
+                    .isEmpty();
+        }
+    }
 }
