@@ -1117,7 +1117,11 @@ final class RocksPartition implements Partition {
         long counted = statistics.getTickerCount(TickerType.ERROR_HANDLER_BG_ERROR_COUNT);
         long count = Math.max(listener.backgroundErrors.get(), counted);
         long resumes = statistics.getTickerCount(TickerType.ERROR_HANDLER_AUTORESUME_COUNT);
-        long successes = statistics.getTickerCount(TickerType.ERROR_HANDLER_AUTORESUME_SUCCESS_COUNT);
+        // the success count is read only when RocksDB started a resume since the partition was last healthy: health
+        // runs every tick, and each ticker is a JNI call
+        long successes = resumes > resumesAcknowledged
+                ? statistics.getTickerCount(TickerType.ERROR_HANDLER_AUTORESUME_SUCCESS_COUNT)
+                : resumeSuccessesAcknowledged;
         boolean resumeUnfinished = resumes - resumesAcknowledged > successes - resumeSuccessesAcknowledged;
         if (bg == null && counted <= errorsAcknowledged && !resumeUnfinished) {
             suspect = false;

@@ -335,7 +335,7 @@ final class WalCheck {
                             // whole in the file, marked SYNC and garbled without a zeroed page: not a crash's tear
                             int end = pos + header + len;
                             firstBadWholeSync = end <= n
-                                    && contains(block, pos + header, end, SYNC_MARK)
+                                    && LogicalRecord.indexOf(block, pos + header, end) >= 0
                                     && !tornShape(block, pos + header, end);
                             // reported as corruption in point-in-time mode, at the end of the file too ("truncated
                             // record body": a hole the higher layer stops at)
@@ -683,19 +683,6 @@ final class WalCheck {
             if (b - a >= 8 && isZero(block, a, b)) {
                 return true;
             }
-        }
-        return false;
-    }
-
-    private static boolean contains(byte[] b, int from, int to, byte[] needle) {
-        outer:
-        for (int i = from; i + needle.length <= to; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (b[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
         }
         return false;
     }

@@ -20,11 +20,6 @@ final class RequestMemory {
         this.budget = budget;
     }
 
-    /** The budget when {@code configured} is 0 (auto): a quarter of the heap. */
-    static long budgetFor(long configured) {
-        return configured > 0 ? configured : Runtime.getRuntime().maxMemory() / 4;
-    }
-
     /** Adds {@code delta} (negative to release); returns how far the total is over the budget now (≤ 0: within). */
     long change(long delta) {
         return (delta == 0 ? used.get() : used.addAndGet(delta)) - budget;

@@ -93,7 +93,8 @@ public final class SluiceServer implements AutoCloseable {
                 .count());
         this.commands = new Commands(node, config, stats, status);
         this.requestMemory =
-                new RequestMemory(RequestMemory.budgetFor(config.get(ServerConfig.MAX_REQUEST_BYTES_TOTAL)));
+                // 0 = a quarter of the heap, as server.max.reply.bytes
+                new RequestMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REQUEST_BYTES_TOTAL)));
         this.replyMemory = new ReplyMemory(
                 ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), servedPartitions(config, node));
         this.boss = new MultiThreadIoEventLoopGroup(
