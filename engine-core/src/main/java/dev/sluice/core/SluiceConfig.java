@@ -150,7 +150,10 @@ public record SluiceConfig(
             0,
             1024 * GIB,
             "bytes",
-            "Memtable memory shared by all partitions through one WriteBufferManager; 0 = each partition on its own.");
+            "Memtable memory shared by all partitions through one WriteBufferManager; 0 = each partition on its own."
+                    + " Not for tenants that must not affect each other: over the budget, RocksDB flushes the memtable"
+                    + " of whichever partition writes next, so a busy tenant makes a quiet one flush tiny files (and"
+                    + " with a block cache the memtables are charged to it, evicting the quiet tenant's blocks).");
 
     public static final Option<String> ENV_OPTION = Option.choiceOption(
             ENV,

@@ -175,7 +175,7 @@ class ClosingAndMetricsTest {
                         .build(),
                 registry)) {
             Partition p = node.defaultPartition();
-            p.put("big".getBytes(), new byte[20 * 1024 - 8]); // 20 WCUs at 10/s: the next write waits ~1 s
+            p.put("big".getBytes(), new byte[20 * 1024 - 8]); // 20 WCUs at 10/s: waits 1 s, the next write 1.1 s
             long t0 = System.nanoTime();
             p.putAsync("small".getBytes(), new byte[10], WriteMode.DEFAULT)
                     .get(30, java.util.concurrent.TimeUnit.SECONDS);

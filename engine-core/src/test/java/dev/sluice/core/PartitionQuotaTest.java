@@ -113,8 +113,12 @@ class PartitionQuotaTest {
                         .partitions("t1")
                         .quota("t1", PartitionQuota.of(0, 10).refusing()))
                 .partition("t1");
-        p.put(key(1), value(20 * 1024 - 8)); // 20 WCUs when idle: allowed (burst), now it owes 1 s beyond its burst
-        assertThatThrownBy(() -> p.put(key(2), value(1)))
+        // 20 WCUs, twice the 1-s burst: no wait is allowed, so it can never pass, and the refusal says so
+        assertThatThrownBy(() -> p.put(key(9), value(20 * 1024 - 8)))
+                .isInstanceOf(QuotaExceededException.class)
+                .hasMessageContaining("no request above 10 WCUs, the quota's burst, can pass");
+        p.put(key(1), value(10 * 1024 - 8)); // 10 WCUs when idle: the whole burst, allowed
+        assertThatThrownBy(() -> p.put(key(2), value(1))) // one more unit is 100 ms beyond the burst
                 .isInstanceOf(QuotaExceededException.class)
                 .hasMessageContaining("partition 't1' is over its quota of 10 WCU/s")
                 .hasMessageContaining("partition.t1.over.quota = refuse");
@@ -129,20 +133,20 @@ class PartitionQuotaTest {
         assertThat(f).isCompletedExceptionally(); // refused on the caller's thread, without blocking it
         assertThatThrownBy(f::get).hasCauseInstanceOf(QuotaExceededException.class);
         QuotaStats s = p.quotaStats();
-        assertThat(s.refused()).isEqualTo(3);
+        assertThat(s.refused()).isEqualTo(4);
         var registry = node.meterRegistry();
         assertThat(registry.get("sluice.quota.refused")
                         .tag("partition", "t1")
                         .functionCounter()
                         .count())
-                .isEqualTo(3);
+                .isEqualTo(4);
         assertThat(registry.get("sluice.quota.units")
                         .tags("partition", "t1", "unit", "wcu")
                         .functionCounter()
                         .count())
-                .isEqualTo(20);
+                .isEqualTo(10);
         assertThat(s.throttled()).isZero();
-        assertThat(s.writeUnits()).isEqualTo(20);
+        assertThat(s.writeUnits()).isEqualTo(10);
         advance(Duration.ofSeconds(1)); // paid off down to the burst: the next one goes
         p.put(key(2), value(1));
         assertThat(p.get(key(2))).isNotNull();
@@ -154,21 +158,22 @@ class PartitionQuotaTest {
                         .partitions("t1", "t2")
                         .quota("t1", PartitionQuota.of(0, 10).throttling(Duration.ofSeconds(2))))
                 .partition("t1");
-        p.put(key(1), value(20 * 1024 - 8)); // 20 WCUs: tat = now + 2 s
         long before = System.nanoTime();
-        p.put(key(2), value(100)); // waits tat - burst - now = 1 s (the fake clock does not move; the wait is real)
+        // 20 WCUs, twice the burst: tat = now + 2 s, and it waits for the 10 units beyond the burst, 1 s (pays before
+        // it runs; the fake clock does not move, the wait is real)
+        p.put(key(1), value(20 * 1024 - 8));
         assertThat(System.nanoTime() - before).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
         assertThat(p.quotaStats().throttled()).isEqualTo(1);
         assertThat(p.quotaStats().throttleWaitNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
         // async: the future completes after its wait, on a timer, not on the caller's thread
-        CompletableFuture<Void> f = p.putAsync(key(3), value(100), WriteMode.DEFAULT); // waits 1.1 s
+        CompletableFuture<Void> f = p.putAsync(key(3), value(100), WriteMode.DEFAULT); // tat 2.1 s: waits 1.1 s
         assertThat(f).isNotDone();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(f::isDone);
         f.get();
         assertThat(p.get(key(3))).isNotNull();
         assertThat(p.quotaStats().throttled()).isEqualTo(2);
-        // owes 2.2 s now: a request would wait 1.2 s; with 9 more units 2.1 s > quota.max.wait.ms = 2000
-        p.put(key(4), value(9 * 1024 - 8)); // waits 1.2 s, owes 3.1 s
+        p.put(key(4), value(9 * 1024 - 8)); // 9 units: tat 3.0 s, waits 2.0 s = quota.max.wait.ms
+        // one unit more would wait 2.1 s > quota.max.wait.ms = 2000
         assertThatThrownBy(() -> p.put(key(5), value(1)))
                 .isInstanceOf(QuotaExceededException.class)
                 .hasMessageContaining("it would wait 2100 ms > partition.t1.quota.max.wait.ms = 2000");
@@ -186,19 +191,21 @@ class PartitionQuotaTest {
                         .partitions("t1")
                         .quota("t1", PartitionQuota.of(0, 1).throttling(Duration.ofSeconds(60))))
                 .partition("t1");
-        p.put(key(1), value(30 * 1024 - 8)); // 30 WCUs at 1 WCU/s: the next write waits ~29 s
         java.util.concurrent.atomic.AtomicReference<Throwable> syncOutcome =
                 new java.util.concurrent.atomic.AtomicReference<>();
         Thread writer = new Thread(() -> {
             try {
-                p.put(key(2), value(100));
+                p.put(key(2), value(30 * 1024 - 8)); // 30 WCUs at 1 WCU/s, 1 s of burst: waits 29 s
                 syncOutcome.set(new AssertionError("admitted"));
             } catch (Throwable t) {
                 syncOutcome.set(t);
             }
         });
         writer.start();
-        CompletableFuture<Void> async = p.putAsync(key(3), value(100), WriteMode.DEFAULT);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> p.quotaStats().throttled() == 1);
+        CompletableFuture<Void> async = p.putAsync(key(3), value(30 * 1024 - 8), WriteMode.DEFAULT); // waits 59 s
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> p.quotaStats().throttled() == 2);
@@ -211,7 +218,7 @@ class PartitionQuotaTest {
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(async::isDone);
         assertThatThrownBy(async::join).hasCauseInstanceOf(IllegalStateException.class);
         assertThat(System.nanoTime() - t0)
-                .as("both ended within seconds of the close, not ~29 s")
+                .as("both ended within seconds of the close, not 29-59 s")
                 .isLessThan(TimeUnit.SECONDS.toNanos(5));
         node = null;
     }
@@ -222,12 +229,13 @@ class PartitionQuotaTest {
                         .partitions("t1")
                         .quota("t1", PartitionQuota.of(0, 10).refusing()))
                 .partition("t1");
-        p.put(key(1), value(20 * 1024 - 8));
+        p.put(key(1), value(10 * 1024 - 8)); // the whole 1-s burst
         assertThatThrownBy(() -> p.put(key(2), value(1))).isInstanceOf(QuotaExceededException.class);
-        p.setQuota(PartitionQuota.of(0, 20).refusing()); // owed 20 units re-spaced at 20/s: 1 s = the burst
+        p.setQuota(PartitionQuota.of(0, 20).refusing()); // owed 10 units re-spaced at 20/s: 0.5 s, within the burst
         assertThat(p.quota().wcu()).isEqualTo(20);
-        p.put(key(2), value(1));
-        assertThatThrownBy(() -> p.put(key(3), value(1))).isInstanceOf(QuotaExceededException.class);
+        p.put(key(2), value(1)); // owes 0.55 s
+        assertThatThrownBy(() -> p.put(key(3), value(10 * 1024 - 8))) // 10 more: 1.05 s, 50 ms beyond the burst
+                .isInstanceOf(QuotaExceededException.class);
         p.setQuota(PartitionQuota.UNLIMITED);
         for (int i = 0; i < 100; i++) {
             p.put(key(10 + i), value(10_000));

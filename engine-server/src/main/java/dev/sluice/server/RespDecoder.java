@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Decodes RESP2 requests — arrays of bulk strings ({@code *2\r\n$3\r\nGET\r\n$1\r\nk\r\n}) and inline commands
@@ -46,8 +47,12 @@ final class RespDecoder extends ByteToMessageDecoder {
     private final long maxRequestBytes;
     private final BooleanSupplier unauthenticated;
     private final RequestMemory memory;
+    /** The partition the connection's requests count for in {@link #memory} (its tenant's; changes with AUTH). */
+    private final Supplier<String> partition;
     /** What this connection holds of {@link #memory}: its partial request and the bytes received but not decoded. */
     private long held;
+    /** The count {@link #held} is in (null until the first decode). */
+    private ReplyMemory.Share heldIn;
 
     private boolean failed;
     /** The array being decoded when its end has not arrived yet (null between requests); grown as elements arrive. */
@@ -70,18 +75,30 @@ final class RespDecoder extends ByteToMessageDecoder {
             int maxInlineBytes,
             long maxRequestBytes,
             BooleanSupplier unauthenticated) {
-        this(maxArrayLength, maxBulkBytes, maxInlineBytes, maxRequestBytes, unauthenticated, RequestMemory.UNBOUNDED);
+        this(
+                maxArrayLength,
+                maxBulkBytes,
+                maxInlineBytes,
+                maxRequestBytes,
+                unauthenticated,
+                RequestMemory.UNBOUNDED,
+                () -> null);
     }
 
-    /** @param memory the server's budget for requests being received, shared by every connection */
+    /**
+     * @param memory the server's budget for requests being received, shared by every connection
+     * @param partition the partition the connection's requests count for in {@code memory} (its tenant's)
+     */
     RespDecoder(
             int maxArrayLength,
             int maxBulkBytes,
             int maxInlineBytes,
             long maxRequestBytes,
             BooleanSupplier unauthenticated,
-            RequestMemory memory) {
+            RequestMemory memory,
+            Supplier<String> partition) {
         this.memory = memory;
+        this.partition = partition;
         this.maxArrayLength = maxArrayLength;
         this.maxBulkBytes = maxBulkBytes;
         this.maxInlineBytes = maxInlineBytes;
@@ -102,32 +119,47 @@ final class RespDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Decodes, then accounts what the connection holds against the server's {@link RequestMemory}: over the budget, a
-     * connection holding more than {@link RequestMemory#FLOOR} is refused as a protocol error and closed (a probe,
-     * 2026-11-29: 10 connections each half-way through a 64-MiB MSET held a 512-MiB heap, and the 11th ran it out of
-     * memory; server.max.request.bytes bounds one connection only).
+     * Decodes, then accounts what the connection holds against the server's {@link RequestMemory}: a connection holding
+     * more than {@link RequestMemory#FLOOR} that its tenant's floor and the shared half have no room for is refused as a
+     * protocol error and closed (a probe, 2026-11-29: 10 connections each half-way through a 64-MiB MSET held a 512-MiB
+     * heap, and the 11th ran it out of memory; server.max.request.bytes bounds one connection only).
      */
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         decodeRequests(ctx, in, out);
         long now = failed ? 0 : (partial == null ? 0 : partialBytes) + in.readableBytes();
-        long over = memory.change(now - held);
-        held = now;
-        if (over > 0 && now > RequestMemory.FLOOR && !failed) {
+        ReplyMemory.Share s = memory.share(partition.get());
+        if (s != heldIn) { // the first decode, or an AUTH moved the connection to another tenant's count
+            if (heldIn != null) {
+                memory.release(heldIn, held);
+            }
+            held = 0;
+            heldIn = s;
+        }
+        if (memory.hold(s, held, now)) {
+            held = now;
+        } else if (!failed) {
             failed = true;
             partial = null;
             in.skipBytes(in.readableBytes());
-            memory.change(-held);
+            memory.release(s, held);
             held = 0;
             out.add(new ProtocolError("the server's memory for requests being received is full ("
-                    + memory.budget() + " bytes, server.max.request.bytes.total) and this connection holds " + now
+                    + memory.budget() + " bytes, server.max.request.bytes.total"
+                    + (s.partition == null
+                            ? ""
+                            : "; partition '" + s.partition + "' holds its floor of " + s.floor
+                                    + " bytes and the shared half is in use")
+                    + ") and this connection holds " + now
                     + " bytes of an unfinished request"));
         }
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        memory.change(-held);
+        if (heldIn != null) {
+            memory.release(heldIn, held);
+        }
         held = 0;
     }
 

@@ -94,7 +94,9 @@ public final class SluiceServer implements AutoCloseable {
         this.commands = new Commands(node, config, stats, status);
         this.requestMemory =
                 // 0 = a quarter of the heap, as server.max.reply.bytes
-                new RequestMemory(ReplyMemory.capFor(config.get(ServerConfig.MAX_REQUEST_BYTES_TOTAL)));
+                new RequestMemory(
+                        ReplyMemory.capFor(config.get(ServerConfig.MAX_REQUEST_BYTES_TOTAL)),
+                        servedPartitions(config, node));
         this.replyMemory = new ReplyMemory(
                 ReplyMemory.capFor(config.get(ServerConfig.MAX_REPLY_BYTES)), servedPartitions(config, node));
         this.boss = new MultiThreadIoEventLoopGroup(
@@ -174,7 +176,8 @@ public final class SluiceServer implements AutoCloseable {
                                                 maxInline,
                                                 maxRequest,
                                                 () -> authRequired && session.tenant == null,
-                                                requestMemory),
+                                                requestMemory,
+                                                () -> session.partition == null ? null : session.partition.name()),
                                         h);
                         if (authRequired && authTimeoutMs > 0) {
                             // a tenant-isolation probe (2026-11-28): 50 idle sockets that never sent a byte held a

@@ -261,6 +261,75 @@ class HostileClientTest {
     }
 
     /**
+     * One tenant's unfinished requests cannot take the whole request budget: a tenant-isolation probe (2026-11-29) had
+     * one tenant's connections each hold most of a 16-MB SET that never finished, and every other tenant's requests
+     * above 64 KiB were refused while the noisy connections stayed. With a 4-MiB budget and two tenants each keeps a
+     * 1-MiB floor; the noisy one gets its floor and the 2-MiB shared half (three 900-KB requests), the fourth is refused,
+     * and the quiet tenant's 900-KB SET still goes through. On the old code the fourth noisy connection fitted and the
+     * quiet tenant's request was refused.
+     */
+    @Test
+    void oneTenantsUnfinishedRequestsLeaveTheOthersTheirFloor() throws Exception {
+        try (SluiceServer s = TestServers.start(
+                dir,
+                "partitions",
+                "noisy,quiet",
+                "server.tenant.n.secret",
+                "pn",
+                "server.tenant.n.partition",
+                "noisy",
+                "server.tenant.q.secret",
+                "pq",
+                "server.tenant.q.partition",
+                "quiet",
+                "server.max.request.bytes.total",
+                String.valueOf(4 << 20))) {
+            String head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1000000\r\n";
+            String part = "x".repeat(900_000);
+            java.util.List<RawClient> noisy = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    RawClient c = new RawClient(s.port());
+                    noisy.add(c);
+                    assertThat(c.send(RawClient.command("AUTH", "n", "pn")).line())
+                            .isEqualTo("+OK");
+                    c.send(head + part);
+                    long expected = 900_000L * (i + 1);
+                    org.awaitility.Awaitility.await()
+                            .atMost(java.time.Duration.ofSeconds(10))
+                            .until(() -> s.requestBytesHeld() >= expected);
+                }
+                try (RawClient fourth = new RawClient(s.port())) {
+                    assertThat(fourth.send(RawClient.command("AUTH", "n", "pn")).line())
+                            .isEqualTo("+OK");
+                    fourth.send(head + part);
+                    assertThat(fourth.line())
+                            .startsWith("-ERR the server's memory for requests being received is full")
+                            .contains("partition 'noisy' holds its floor");
+                    assertThat(fourth.closedByServer()).isTrue();
+                }
+                try (RawClient quiet = new RawClient(s.port())) {
+                    assertThat(quiet.send(RawClient.command("AUTH", "q", "pq")).line())
+                            .isEqualTo("+OK");
+                    quiet.send(head + part);
+                    assertThat(quiet.send("x".repeat(100_000) + "\r\n").line()).isEqualTo("+OK");
+                    assertThat(quiet.send(RawClient.command("GET", "k")).line()).isEqualTo("$1000000");
+                }
+                for (RawClient c : noisy) { // the noisy tenant's own requests finish too
+                    assertThat(c.send("x".repeat(100_000) + "\r\n").line()).isEqualTo("+OK");
+                }
+            } finally {
+                for (RawClient c : noisy) {
+                    c.close();
+                }
+            }
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> s.requestBytesHeld() == 0);
+        }
+    }
+
+    /**
      * SCAN cursors are bounded by server.scan.cursor.bytes per partition, whatever the connections do: each kept its own
      * 1,024 cursors, each with a copy of the last key (a probe, 2026-11-29, ran a 512-MiB server out of memory with ~60
      * connections pipelining {@code SCAN 0 COUNT 1 MATCH nomatch} over an 8-KiB key). And a cursor continues on another

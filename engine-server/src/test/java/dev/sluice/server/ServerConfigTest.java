@@ -63,6 +63,17 @@ class ServerConfigTest {
         assertThat(ServerConfig.fromProperties(f).node().asyncPartitionThreads())
                 .as("one partition: nobody to isolate")
                 .isZero();
+        // with 2 threads, one partition's read and write slot are the whole pool: said, not silently accepted
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("async.threads", "2");
+        java.util.Map<String, java.util.Map<String, String>> tenants =
+                java.util.Map.of("t1", java.util.Map.of("partition", "a"), "t2", java.util.Map.of("partition", "b"));
+        assertThat(ServerConfig.isolateTenantsOnThePool(props, tenants))
+                .contains("async.threads = 2 leaves no thread for other tenants");
+        assertThat(props.getProperty("async.partition.threads")).isEqualTo("1");
+        props = new java.util.Properties();
+        props.setProperty("async.threads", "3");
+        assertThat(ServerConfig.isolateTenantsOnThePool(props, tenants)).isNull();
         Files.writeString(f, two + "async.threads = many\n");
         assertThatThrownBy(() -> ServerConfig.fromProperties(f))
                 .isInstanceOf(ConfigException.class)

@@ -67,7 +67,9 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
             Duration.ofSeconds(1),
             Duration.ofMillis(1),
             Duration.ofMinutes(5),
-            "Unused quota a tenant may save while idle, as this much time at its rate (spent at once afterwards).");
+            "Unused quota a tenant may save while idle, as this much time at its rate (spent at once afterwards). A write"
+                    + " larger than the burst waits for its units beyond it; one larger than the burst plus"
+                    + " quota.max.wait.ms at the rate is refused.");
 
     /** The per-partition keys, each under {@code partition.<name>.}. */
     public static final OptionSet OPTIONS = OptionSet.of(RCU, WCU, OVER_QUOTA, MAX_WAIT, BURST);

@@ -5,9 +5,12 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A weighted reservation bucket for capacity units (RCUs or WCUs), in the form of the generic cell rate algorithm: the
  * state is one instant, {@code tat} ("theoretical arrival time"), the moment the tenant's spending so far is paid off at
- * {@code rate}. A request of {@code n} units may start once {@code tat - burst <= now}, and then moves {@code tat} on by
- * {@code n / rate}. So an idle tenant may spend {@code burst} worth of units at once, and over any interval {@code W} a
- * tenant is admitted at most {@code rate·(W + burst)} units plus one request.
+ * {@code rate}. A request of {@code n} units moves {@code tat} on by {@code n / rate} and may start once the new {@code
+ * tat} is at most {@code burst} ahead of the clock: it pays before it runs. So an idle tenant may spend {@code burst}
+ * worth of units at once, a request larger than that waits for its units beyond the burst, and over any interval {@code
+ * W} a tenant is admitted at most {@code rate·(W + burst)} units. (Until 2026-11-29 a request started once the old
+ * {@code tat} was within the burst, whatever its size: one 16-MiB write on a 100-WCU/s quota went through at once,
+ * 164 times the burst, and then refused every request on the partition for 163 s.)
  *
  * <h2>Charging by size</h2>
  *
@@ -68,11 +71,12 @@ final class QuotaBucket {
             if (s.unlimited()) {
                 return 0;
             }
-            wait = Math.max(0, s.tatNanos() - burstNanos - nowNanos);
+            long tat = advance(s, units, nowNanos);
+            wait = waitUntil(tat, nowNanos);
             if (wait > maxWaitNanos) {
                 return REFUSED;
             }
-            n = new State(advance(s, units, nowNanos), s.ratePerSecond());
+            n = new State(tat, s.ratePerSecond());
         } while (!state.compareAndSet(s, n));
         return wait;
     }
@@ -90,6 +94,18 @@ final class QuotaBucket {
             }
             n = new State(advance(s, units, nowNanos), s.ratePerSecond());
         } while (!state.compareAndSet(s, n));
+    }
+
+    /** Nanoseconds a request of {@code units} would wait from {@code nowNanos} (0 = none); takes nothing. */
+    long waitNanos(long units, long nowNanos) {
+        State s = state.get();
+        return s.unlimited() ? 0 : waitUntil(advance(s, units, nowNanos), nowNanos);
+    }
+
+    /** The most units one request may take when it may wait {@code maxWaitNanos}: the burst plus the wait at the rate. */
+    double largestRequest(long maxWaitNanos) {
+        State s = state.get();
+        return s.unlimited() ? Double.POSITIVE_INFINITY : (burstNanos + (double) maxWaitNanos) / s.nanosPerUnit();
     }
 
     /** Units owed beyond now (0 when the tenant is within its rate). */
@@ -113,7 +129,21 @@ final class QuotaBucket {
         return s.unlimited() ? 0 : Math.max(0, s.tatNanos() - nowNanos) / s.nanosPerUnit();
     }
 
+    /** How long from {@code nowNanos} until {@code tat} is within the burst (saturating: the clock may be negative). */
+    private long waitUntil(long tat, long nowNanos) {
+        long ahead;
+        try {
+            ahead = Math.subtractExact(tat, nowNanos);
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(0, ahead - burstNanos);
+    }
+
+    /** The {@code tat} after {@code units}; saturates at {@code Long.MAX_VALUE} (a huge request on a tiny quota). */
     private static long advance(State s, long units, long nowNanos) {
-        return Math.max(s.tatNanos(), nowNanos) + (long) Math.ceil(units * s.nanosPerUnit());
+        long from = Math.max(s.tatNanos(), nowNanos);
+        double cost = Math.ceil(units * s.nanosPerUnit());
+        return cost >= (double) Long.MAX_VALUE - (double) from ? Long.MAX_VALUE : from + (long) cost;
     }
 }

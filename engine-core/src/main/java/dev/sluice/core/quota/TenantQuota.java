@@ -202,17 +202,7 @@ public final class TenantQuota {
         long wait = b.reserve(units, now, maxWait);
         if (wait == QuotaBucket.REFUSED) {
             refused.increment();
-            double rate = b.rate();
-            throw new QuotaExceededException("partition '" + partition + "' is over its quota of "
-                    + dev.sluice.core.config.Option.number(rate) + " " + unit(kind) + "/s (a request of " + units + " "
-                    + unit(kind) + (units == 1 ? "" : "s") + "; "
-                    + (q.overQuota() == PartitionQuota.OverQuota.REFUSE
-                            ? "partition." + partition + ".over.quota = refuse)"
-                            : "it would wait "
-                                    + Math.max(0, Math.round(b.owedUnits(now) / rate * 1000 - b.burstNanos() / 1e6))
-                                    + " ms > partition."
-                                    + partition + ".quota.max.wait.ms = "
-                                    + q.maxWait().toMillis() + ")"));
+            throw new QuotaExceededException(refusal(kind, units, q, b, now));
         }
         served(kind).add(units);
         if (wait > 0) {
@@ -220,6 +210,32 @@ public final class TenantQuota {
             waitNanos.add(wait);
         }
         return wait;
+    }
+
+    private String refusal(RequestKind kind, long units, PartitionQuota q, QuotaBucket b, long now) {
+        String unit = unit(kind);
+        String head = "partition '" + partition + "' is over its quota of "
+                + dev.sluice.core.config.Option.number(b.rate()) + " " + unit + "/s (a request of " + units + " "
+                + unit + (units == 1 ? "" : "s") + "; ";
+        if (q.overQuota() == PartitionQuota.OverQuota.REFUSE) {
+            double largest = b.largestRequest(0);
+            return head + "partition." + partition + ".over.quota = refuse"
+                    + (units > largest
+                            ? "; no request above " + (long) Math.floor(largest) + " " + unit
+                                    + "s, the quota's burst, can pass: split it or raise the quota"
+                            : "")
+                    + ")";
+        }
+        double largest = b.largestRequest(q.maxWait().toNanos());
+        if (units > largest) {
+            return head + "no request above " + (long) Math.floor(largest) + " " + unit + "s (the quota's burst plus"
+                    + " partition." + partition + ".quota.max.wait.ms = "
+                    + q.maxWait().toMillis()
+                    + " at its rate) can pass: split it, or raise the quota or its wait)";
+        }
+        long waitMs = Math.round(b.waitNanos(units, now) / 1e6);
+        return head + "it would wait " + waitMs + " ms > partition." + partition + ".quota.max.wait.ms = "
+                + q.maxWait().toMillis() + ")";
     }
 
     private QuotaBucket bucket(RequestKind kind) {
