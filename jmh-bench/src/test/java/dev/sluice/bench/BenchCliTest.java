@@ -104,11 +104,40 @@ class BenchCliTest {
         Path sc = scenario(
                 "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
         Path out = tmp.resolve("out");
-        Result r = bench(sc, out);
+        Result r = bench(sc, out, "--stacks", "crashes");
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
         assertThat(r.err()).contains("stack crashes failed").contains("no results written for this run");
+        assertThat(r.err()).doesNotContain("failed: stack crashes failed"); // said once, not twice
         assertThat(out.resolve("results.json")).doesNotExist();
         assertThat(out.resolve("summary.md")).doesNotExist();
+        assertThat(out.resolve("data")).doesNotExist();
+    }
+
+    /**
+     * A stack that fails after others finished keeps their results, says which did not finish and exits 1 (a probe,
+     * 2026-11-29: a failure in the last stack threw every finished stack's results away).
+     */
+    @Test
+    void aStackThatCrashesAfterOthersKeepsTheirResults() throws IOException {
+        Path file = Files.writeString(tmp.resolve("a-file"), "");
+        Path sc = scenario(
+                "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
+        Path out = tmp.resolve("out");
+        Result r = bench(sc, out, "--stacks", "rocksdb,crashes");
+        assertThat(r.exit()).as(r.err()).isEqualTo(1);
+        assertThat(r.err())
+                .contains("stack crashes failed")
+                .contains("the results above are for the 1 stack(s) that finished; 1 did not");
+        var run = dev.sluice.bench.runner.Results.mapper()
+                .readValue(out.resolve("results.json").toFile(), dev.sluice.bench.runner.Results.Run.class);
+        assertThat(run.stacks())
+                .extracting(dev.sluice.bench.runner.Results.Stack::name)
+                .containsExactly("rocksdb");
+        assertThat(run.failedStacks()).singleElement().satisfies(f -> {
+            assertThat(f.name()).isEqualTo("crashes");
+            assertThat(f.error()).contains("exit code");
+        });
+        assertThat(Files.readString(out.resolve("summary.md"))).contains("**Warning:** stack crashes has no results");
         assertThat(out.resolve("data")).doesNotExist();
     }
 

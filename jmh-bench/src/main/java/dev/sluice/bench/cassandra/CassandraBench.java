@@ -195,7 +195,8 @@ public final class CassandraBench implements Callable<Integer> {
                 machine(),
                 results.get(0).name(),
                 results,
-                List.of());
+                List.of(),
+                null);
         List<String> charts = Charts.write(out, results);
         Results.Run run = new Results.Run(
                 run0.schemaVersion(),
@@ -206,7 +207,8 @@ public final class CassandraBench implements Callable<Integer> {
                 run0.machine(),
                 run0.baseline(),
                 run0.stacks(),
-                charts);
+                charts,
+                null);
         Results.mapper().writeValue(out.resolve("results.json").toFile(), run);
         Files.writeString(out.resolve("summary.md"), Summary.markdown(run));
         System.out.println(Summary.consoleTable(results));

@@ -36,7 +36,14 @@ public final class Results {
             Machine machine,
             String baseline,
             List<Stack> stacks,
-            List<String> charts) {}
+            List<String> charts,
+            List<FailedStack> failedStacks) {}
+
+    /**
+     * A stack of the scenario that has no entry in {@code stacks}: it failed ({@code error} says why), or it did not run
+     * because an earlier one failed. Null (not an empty list) in a run where every stack finished.
+     */
+    public record FailedStack(String name, String error) {}
 
     public record ScenarioInfo(
             String name,

@@ -537,6 +537,14 @@ public final class ScenarioParser {
         if (phases.isEmpty()) {
             throw new ScenarioException(file, 0, null, "no [phase NAME] section: a scenario needs at least one phase");
         }
+        if (phases.stream().noneMatch(PhaseSpec::measured)) {
+            // a probe (2026-11-29): every phase a warm-up ran for minutes and reported "mean 0 ops/s"
+            throw new ScenarioException(
+                    file,
+                    phases.get(0).line(),
+                    null,
+                    "every phase has measured = false: the run would report nothing; measure at least one phase");
+        }
         if (stackSections.isEmpty()) {
             throw new ScenarioException(
                     file,

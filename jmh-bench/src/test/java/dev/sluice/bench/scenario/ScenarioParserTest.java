@@ -57,6 +57,15 @@ class ScenarioParserTest {
         return ScenarioParser.parse(text, "t.scenario", "test");
     }
 
+    /** A scenario whose every phase is a warm-up would run for minutes and report zeros: refused before it runs. */
+    @Test
+    void aScenarioWithNoMeasuredPhaseIsRefused() {
+        String text = GOOD.replace("square.period = 10s", "square.period = 10s\nmeasured = false");
+        assertThatThrownBy(() -> parse(text))
+                .hasMessageContaining("t.scenario:")
+                .hasMessageContaining("every phase has measured = false");
+    }
+
     /** A trailing comma was dropped until 2026-11-28 ("controls = x," ran as "controls = x"); now an empty name. */
     @Test
     void aTrailingCommaInAListIsAnEmptyNameAndRefused() {
