@@ -141,6 +141,15 @@ class BenchCliTest {
         assertThat(out.resolve("data")).doesNotExist();
     }
 
+    /** Records larger than a stack's limits are refused before the first stack runs, naming the limit. */
+    @Test
+    void aStackWhoseLimitsTheScenariosRecordsExceedIsRefusedUpFront() throws IOException {
+        Path sc = scenario("[stack tight]\nprofile = rocksdb-default\nconfig.limits.max.value.bytes = 10\n");
+        Path out = tmp.resolve("out");
+        refused(bench(sc, out), "scenario bad", "stack tight", "config.limits.max.value.bytes", "value.bytes = ");
+        assertThat(out).doesNotExist();
+    }
+
     @Test
     void aBadDeviceValueNamesTheDeviceKey() throws IOException {
         Path sc = scenario("").resolveSibling("bad.scenario");

@@ -390,6 +390,29 @@ public final class BenchRun {
         } catch (ConfigException e) {
             throw stackError(sc, stack, null, e.getMessage(), e);
         }
+        // the scenario's records must fit the stack's limits: found only in that stack's preload until 2026-11-29,
+        // after the stacks before it had run (a probe of the runner)
+        SluiceConfig limits = StackRunner.config(stack, data, false);
+        if (sc.preload().valueBytes() > limits.maxValueBytes()) {
+            throw stackError(
+                    sc,
+                    stack,
+                    SluiceConfig.MAX_VALUE_BYTES,
+                    SluiceConfig.MAX_VALUE_BYTES + " = " + limits.maxValueBytes() + " is smaller than the scenario's"
+                            + " values ([preload] value.bytes = " + sc.preload().valueBytes() + "): every write would"
+                            + " be refused",
+                    null);
+        }
+        if (sc.preload().keyBytes() > limits.maxKeyBytes()) {
+            throw stackError(
+                    sc,
+                    stack,
+                    SluiceConfig.MAX_KEY_BYTES,
+                    SluiceConfig.MAX_KEY_BYTES + " = " + limits.maxKeyBytes() + " is smaller than the scenario's"
+                            + " keys ([preload] key.bytes = " + sc.preload().keyBytes() + "): every request would"
+                            + " be refused",
+                    null);
+        }
         for (Map.Entry<String, String> p : stack.sysprops().entrySet()) {
             try {
                 if (p.getKey().equals(AutoTunedRateLimiterProfile.RATE_PROPERTY)) {
