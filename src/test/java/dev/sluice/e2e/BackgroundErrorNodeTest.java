@@ -340,4 +340,38 @@ class BackgroundErrorNodeTest {
         }
         reopenAndCheck(name);
     }
+
+    /**
+     * A retryable WAL write error that RocksDB recovers from on its own reads healthy again (a probe, 2026-11-29:
+     * writes flowed again a second after the fault was cleared, but health kept the error and "auto-recovering" for as
+     * long as it was watched, also after a real disk-full on the WAL).
+     */
+    @Test
+    void aRetryableWalWriteErrorThatRocksDbRecoversFromClearsItselfWithoutResume() {
+        String name = "wal-retryable";
+        try (SluiceNode node = Sluice.open(cfg(name).build(), registry)) {
+            PriorityEnv env = NodeHooks.ENVS.get(name);
+            Partition p = node.partition(name);
+            write(p, 0, 500);
+            int rule = env.faults()
+                    .inject(FaultRule.eio(Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.WAL))
+                            .retryable());
+            assertThatThrownBy(() -> p.put(key(600), value(600), WriteMode.SYNC))
+                    .isInstanceOf(SluiceException.class);
+            assertThat(p.health().ok()).isFalse();
+            assertThat(env.faults().remove(rule)).isTrue();
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                p.put(key(700), value(700), WriteMode.SYNC);
+                return true;
+            });
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(p.health().ok())
+                            .as("health: %s", p.health())
+                            .isTrue());
+            write(p, 1000, 1100);
+            assertAllAcknowledged(p);
+        }
+        reopenAndCheck(name);
+    }
 }

@@ -40,7 +40,13 @@ final class PartitionListener extends AbstractEventListener {
 
     private final AtomicReference<BackgroundError> backgroundError = new AtomicReference<>();
     final AtomicLong backgroundErrors = new AtomicLong();
-    /** OnErrorRecoveryBegin calls (RocksDB's automatic recovery, e.g. from out-of-space). */
+    /**
+     * OnErrorRecoveryBegin calls for out-of-space errors: the recoveries RocksDB's SstFileManager runs. RocksDB also calls
+     * OnErrorRecoveryBegin before its automatic resume from a retryable I/O error, which ERROR_HANDLER_AUTORESUME_COUNT
+     * already counts, and for a retryable compaction error, for which it starts no recovery at all; counting those here
+     * made health wait for a recovery end that never came (a probe, 2026-11-29: after a retryable WAL write error, and a
+     * real disk-full on the WAL, writes flowed again within seconds while health kept "auto-recovering" forever).
+     */
     final AtomicLong recoveriesBegun = new AtomicLong();
     /** OnErrorRecoveryCompleted calls: RocksDB ended a recovery attempt, successful or not. */
     final AtomicLong recoveriesEnded = new AtomicLong();
@@ -143,7 +149,9 @@ final class PartitionListener extends AbstractEventListener {
     /** RocksDB starts recovering on its own; returning true keeps its decision to do so. */
     @Override
     public boolean onErrorRecoveryBegin(BackgroundErrorReason reason, Status status) {
-        recoveriesBegun.incrementAndGet();
+        if (status != null && status.getSubCode() == Status.SubCode.NoSpace) {
+            recoveriesBegun.incrementAndGet();
+        }
         log.warn("partition '{}': RocksDB is recovering from {} on its own", partition, reason);
         return true;
     }

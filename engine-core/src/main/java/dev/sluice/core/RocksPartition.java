@@ -1104,8 +1104,8 @@ final class RocksPartition implements Partition {
      * ERROR_HANDLER_BG_ERROR_COUNT: rocksdbjni 9.10 cannot deliver OnBackgroundError for the reasons its Java enum
      * lacks — kFlushNoWAL, kManifestWrite, kManifestWriteNoWAL — so the counter is what catches those) and a probe
      * write (see {@link #probeWrites}), whose error is RocksDB's background error itself. RocksDB retries retryable
-     * I/O errors on its own (ERROR_HANDLER_AUTORESUME_COUNT counts the attempts it started, OnErrorRecoveryBegin
-     * announces the others); each attempt ends with OnErrorRecoveryCompleted, called whether or not it succeeded, so
+     * I/O errors on its own (ERROR_HANDLER_AUTORESUME_COUNT counts the attempts it started; OnErrorRecoveryBegin with an
+     * out-of-space error announces the SstFileManager's, see {@link PartitionListener#recoveriesBegun}); each attempt ends with OnErrorRecoveryCompleted, called whether or not it succeeded, so
      * success is read from the DB: writes flow again, every automatic resume RocksDB started since the partition was
      * last healthy was counted a success (ERROR_HANDLER_AUTORESUME_SUCCESS_COUNT: a retryable flush error is a soft
      * error, so writes flow while flushes are stopped, and a resume that ended without success must not read as
