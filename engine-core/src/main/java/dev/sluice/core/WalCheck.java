@@ -415,8 +415,28 @@ final class WalCheck {
             firstBadWhy = "record cut by the end of the file";
             firstBadStops = true;
         }
-        Optional<String> problem = problem(
-                wal, firstBad, firstBadWhy, lostPageShape, firstBadWholeSync, firstValidAfter, syncAfter, recordsAfter);
+        // a garbled record with nothing valid after it is a torn tail only if what follows it is what a crash leaves
+        boolean garbageAfter = firstBad >= 0
+                && firstValidAfter < 0
+                && !firstBadWholeSync
+                && firstBadWhy != null
+                && (firstBadWhy.equals("record checksum mismatch") || firstBadWhy.endsWith("runs past its block"))
+                && !crashShapedTail(wal, firstBad);
+        Optional<String> problem = garbageAfter
+                ? Optional.of(wal.getFileName() + " is corrupted at offset " + firstBad + " (" + firstBadWhy
+                        + ") and what follows it to the end of the file is neither zeros nor records cut short: a"
+                        + " crash leaves a shorter file or zeroed pages at the end of a WAL, not other bytes, so this"
+                        + " is damage, not a torn tail; RocksDB would recover past it and delete the WAL, dropping the"
+                        + " writes those bytes held, acknowledged SYNC writes among them")
+                : problem(
+                        wal,
+                        firstBad,
+                        firstBadWhy,
+                        lostPageShape,
+                        firstBadWholeSync,
+                        firstValidAfter,
+                        syncAfter,
+                        recordsAfter);
         return new Scan(
                 wal, problem, firstBad, firstBadWhy, firstBadStops, nextSequence, firstSequence, firstSync, records);
     }
@@ -658,6 +678,86 @@ final class WalCheck {
             }
         }
         return -1;
+    }
+
+    /**
+     * Whether the file from the bad record at {@code badAt} to its end has a crash's shape (nothing valid after it was
+     * found): after the bad record's own extent, only zeros (a lost page, preallocated space; anything after zeros is
+     * left alone, as the zero-hole rule leaves it), records that are well-formed — intact, or garbled with a zeroed page
+     * in them — and a last one the end of the file cuts short. A bad record whose header cannot be (its length runs
+     * past its block while the file goes on) must be followed by zeros only. A probe (2026-11-29) wrote 4 KiB of
+     * random bytes over the end of a crashed store's WAL, or replaced the whole WAL with random bytes: both opened as a
+     * torn tail, without an acknowledged SYNC write and thousands of others, and the WAL was deleted.
+     */
+    static boolean crashShapedTail(Path wal, long badAt) throws IOException {
+        try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(wal)) {
+            long size = ch.size();
+            long blockStart = badAt / BLOCK * BLOCK;
+            int pos = (int) (badAt - blockStart);
+            byte[] block = new byte[BLOCK];
+            boolean first = true;
+            while (blockStart < size) {
+                int n = readBlock(ch, blockStart, block);
+                boolean last = blockStart + n >= size;
+                while (true) {
+                    if (pos + HEADER > n) {
+                        if (last) {
+                            return true; // a header cut by the end of the file
+                        }
+                        if (!isZero(block, pos, n)) {
+                            return false; // RocksDB pads a block's tail with zeros
+                        }
+                        break;
+                    }
+                    if (isZero(block, pos, pos + HEADER)) {
+                        return true;
+                    }
+                    int len = (block[pos + 4] & 0xFF) | (block[pos + 5] & 0xFF) << 8;
+                    int type = block[pos + 6] & 0xFF;
+                    boolean known = type >= 1 && type <= 11;
+                    int header = type >= 5 && type <= 8 || type == 11 ? RECYCLABLE_HEADER : HEADER;
+                    int end = pos + header + len;
+                    if (known && end > n && last) {
+                        return true; // a record the end of the file cuts short
+                    }
+                    if (!known || end > n) {
+                        // a header RocksDB cannot have written: all that follows must be zeros (a torn header)
+                        return first && zerosFrom(ch, blockStart + pos + HEADER, size, block);
+                    }
+                    if (!first && !crcOk(block, pos, header, len) && !tornShape(block, pos + header, end)) {
+                        return false; // a second garbled record, without a lost page in it
+                    }
+                    first = false;
+                    pos = end;
+                }
+                blockStart += BLOCK;
+                pos = 0;
+            }
+            return true;
+        }
+    }
+
+    private static int readBlock(java.nio.channels.SeekableByteChannel ch, long at, byte[] block) throws IOException {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(block);
+        ch.position(at);
+        while (buf.hasRemaining() && ch.read(buf) > 0) {
+            // fill the block
+        }
+        return buf.position();
+    }
+
+    private static boolean zerosFrom(java.nio.channels.SeekableByteChannel ch, long from, long size, byte[] block)
+            throws IOException {
+        for (long at = from; at < size; at += BLOCK) {
+            int n = readBlock(ch, at, block);
+            if (!isZero(block, 0, n)) {
+                return false;
+            }
+            if (n == 0) {
+                break;
+            }
+        }
+        return true;
     }
 
     /** Whether the bad record {@code [from, to)} of the block holds a 4 KiB-aligned page (or its part in the record) of zeros. */

@@ -202,6 +202,53 @@ class WalCheckTest {
         assertThat(WalCheck.checkFile(async)).isEmpty();
     }
 
+    /**
+     * Random bytes over the end of a crashed WAL, or over all of it, are damage: a crash leaves a shorter file or zeroed
+     * pages, not other bytes (a probe, 2026-11-29: both opened as a torn tail, an acknowledged SYNC write and
+     * thousands of others gone, the WAL deleted).
+     */
+    @Test
+    void randomBytesOverTheEndOrAllOfTheWalAreDamage() throws IOException {
+        java.util.Random random = new java.util.Random(7);
+        byte[] good = lastRecordSync(); // 20 records, 4,140 bytes
+        for (int trial = 0; trial < 20; trial++) {
+            byte[] b = good.clone();
+            int from = 1 + random.nextInt(b.length - 300);
+            byte[] garbage = new byte[b.length - from];
+            random.nextBytes(garbage);
+            System.arraycopy(garbage, 0, b, from, garbage.length);
+            Path wal = dir.resolve("000011.log");
+            Files.write(wal, b);
+            assertThat(WalCheck.checkFile(wal))
+                    .as("random bytes from offset %d", from)
+                    .hasValueSatisfying(m -> assertThat(m).contains("not a torn tail"));
+        }
+        byte[] all = new byte[3 * WalCheck.BLOCK + 1000];
+        random.nextBytes(all);
+        Path wal = dir.resolve("000012.log");
+        Files.write(wal, all);
+        assertThat(WalCheck.checkFile(wal)).isPresent();
+    }
+
+    /** What a crash does leave after a garbled record is still a torn tail: zeros, and a record cut by the end. */
+    @Test
+    void aGarbledRecordFollowedByZerosOrACutRecordIsStillATornTail() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 1; i <= 20; i++) {
+            out.write(full(batch(i, false)));
+        }
+        byte[] b = out.toByteArray();
+        b[10 * 207 + 40] ^= 0x40; // record 11 garbled (a lost sector's old bytes), records 12-20 intact but unseen
+        Path wal = dir.resolve("000013.log");
+        Files.write(wal, java.util.Arrays.copyOf(b, 11 * 207));
+        assertThat(WalCheck.checkFile(wal)).as("garbled last record").isEmpty();
+        Files.write(wal, java.util.Arrays.copyOf(b, 11 * 207 + 100));
+        assertThat(WalCheck.checkFile(wal)).as("then a record cut by the end").isEmpty();
+        // then zeros: preallocated space, or pages whose content never reached the disk
+        Files.write(wal, java.util.Arrays.copyOf(java.util.Arrays.copyOf(b, 11 * 207), 11 * 207 + 5000));
+        assertThat(WalCheck.checkFile(wal)).as("then zeros").isEmpty();
+    }
+
     /** The SYNC mark and the batch header are found wherever fragment boundaries cut them. */
     @Test
     void aLogicalRecordFindsTheMarkAndHeaderAcrossEverySplit() {
