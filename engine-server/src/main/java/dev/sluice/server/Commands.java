@@ -99,6 +99,7 @@ final class Commands {
         add("SELECT", 2, List.of("loading", "fast"), 0, 0, 0, false, this::select);
         add("HELLO", -1, List.of("noscript", "loading", "stale", "fast"), 0, 0, 0, true, this::hello);
         add("CONFIG", -2, List.of("admin", "noscript"), 0, 0, 0, false, this::configCmd);
+        add("SLUICE", 2, List.of("admin", "noscript"), 0, 0, 0, false, this::sluiceCmd);
     }
 
     /** A reply that holds no value (OK, an integer, an error, PONG): what {@link #replyEstimate} gives it. */
@@ -571,6 +572,42 @@ final class Commands {
                 + " is not supported: the server is configured by its properties file (./sluice serve --config)"));
     }
 
+    /**
+     * SLUICE HEALTH: the connection's partition's health, as {@code Partition.health()} gives it ("ok", or the
+     * background error and what it stopped). SLUICE RESUME: {@code Partition.resume()} for that partition, once the
+     * cause of a background error is fixed; +OK when it is healthy afterwards (a no-op when it was), else -ERR saying
+     * why. A fault probe (2026-11-29) found that after a non-retryable WAL error every SET kept failing with "call
+     * Partition.resume()", which no Redis client could reach: only a restart recovered the partition.
+     */
+    private CompletableFuture<Reply> sluiceCmd(Call c, byte[][] a) {
+        String sub = word(a[1]);
+        Partition p = c.partition();
+        return switch (sub) {
+            case "HEALTH" -> done(Reply.Bulk.of(describe(p.health())));
+            case "RESUME" ->
+                CompletableFuture.supplyAsync(() -> {
+                    log.info("partition '{}': RESUME from connection {}", p.name(), c.session().id);
+                    dev.sluice.core.sensor.PartitionHealth h = p.resume();
+                    return h.ok() || !h.writesStopped()
+                            ? (Reply) Reply.OK
+                            : Reply.error("ERR partition '" + p.name() + "' still refuses writes: " + describe(h));
+                });
+            default ->
+                done(Reply.error("ERR unknown subcommand '" + printable(new String(a[1], StandardCharsets.UTF_8))
+                        + "' of SLUICE; known: HEALTH, RESUME"));
+        };
+    }
+
+    private static String describe(dev.sluice.core.sensor.PartitionHealth h) {
+        if (h.ok()) {
+            return "ok";
+        }
+        return h.backgroundError()
+                + (h.writesStopped() ? "; writes stopped" : "; writes flow")
+                + (h.autoRecovering() ? "; RocksDB is recovering on its own" : "")
+                + (h.recoverable() ? "" : "; not recoverable by RESUME (damage)");
+    }
+
     private CompletableFuture<Reply> info(Call c, byte[][] a) {
         // INFO [section [section ...]], as Redis 7: several sections in one request (until 2026-11-27: a syntax error)
         java.util.Set<String> sections = new java.util.LinkedHashSet<>();
@@ -601,7 +638,12 @@ final class Commands {
         }
         stats.error();
         if (e instanceof IllegalArgumentException || e instanceof SluiceException) {
-            return Reply.error("ERR " + e.getMessage());
+            // the engine tells a Java caller to call Partition.resume(); a Redis client does that with SLUICE RESUME
+            String m = String.valueOf(e.getMessage())
+                    .replace("call Partition.resume()", "send SLUICE RESUME")
+                    .replace("Partition.resume()", "SLUICE RESUME")
+                    .replace("call resume()", "send SLUICE RESUME");
+            return Reply.error("ERR " + m);
         }
         if (e instanceof IllegalStateException) {
             return Reply.error("ERR " + e.getMessage() + " (the server is shutting down or the partition is closed)");
