@@ -71,4 +71,56 @@ class ServerResumeE2eTest {
                     .hasMessageContaining("unknown subcommand 'REPAIR' of SLUICE; known: HEALTH, RESUME");
         }
     }
+
+    /**
+     * A server closed while its partition's WAL writes hang (2 s each, injected) takes about its own
+     * server.shutdown.timeout.ms plus the writes already inside RocksDB, not that plus the node's own 60 s for the
+     * queued ones (a fault probe, 2026-11-29: 95 s against a 30-s bound under a slow WAL).
+     */
+    @Test
+    void shutdownUnderAHangingWalStaysNearItsBound() throws Exception {
+        String name = "server-slow-close";
+        Properties p = new Properties();
+        p.setProperty("data.dir", dir.resolve("data").toString());
+        p.setProperty("server.port", "0");
+        p.setProperty("server.http.port", "0");
+        p.setProperty("partitions", name);
+        p.setProperty("env", "priority");
+        p.setProperty("controls", "test-hooks");
+        p.setProperty("async.threads", "2");
+        p.setProperty("server.shutdown.timeout.ms", "500");
+        SluiceServer server = SluiceServer.start(ServerConfig.fromProperties(p, dir));
+        java.util.List<java.net.Socket> clients = new java.util.ArrayList<>();
+        try {
+            NodeHooks.ENVS
+                    .get(name)
+                    .faults()
+                    .inject(FaultRule.delay(
+                                    Set.of(IoClass.WAL), Set.of(FaultRule.Op.WRITE), java.time.Duration.ofSeconds(2))
+                            .withFileKinds(EnumSet.of(FaultRule.FileKind.WAL)));
+            StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 50; i++) {
+                pipeline.append("*3\r\n$3\r\nSET\r\n$4\r\nk")
+                        .append(String.format("%03d", i))
+                        .append("\r\n$1\r\nv\r\n");
+            }
+            for (int c = 0; c < 8; c++) { // 400 SETs, each ~2 s in its WAL write: far more than the bound
+                java.net.Socket s = new java.net.Socket("127.0.0.1", server.port());
+                s.getOutputStream().write(pipeline.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                clients.add(s);
+            }
+            Thread.sleep(1000); // the first writes are inside RocksDB, the rest queued
+        } finally {
+            long t0 = System.nanoTime();
+            server.close();
+            long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+            for (java.net.Socket s : clients) {
+                s.close();
+            }
+            assertThat(seconds)
+                    .as("close took %d s; the bound is 0.5 s plus the writes already inside RocksDB", seconds)
+                    .isLessThan(20);
+        }
+    }
 }

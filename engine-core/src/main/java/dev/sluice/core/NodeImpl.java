@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -1119,6 +1120,15 @@ final class NodeImpl implements SluiceNode {
     }
 
     @Override
+    public void close(java.time.Duration asyncWait) {
+        asyncDrainNanos = Math.max(0, asyncWait.toNanos());
+        close();
+    }
+
+    /** How long {@link #drainAsync} lets admitted async requests finish (60 s unless {@link #close(Duration)} says). */
+    private volatile long asyncDrainNanos = TimeUnit.SECONDS.toNanos(60);
+
+    @Override
     public void close() {
         boolean first;
         synchronized (this) {
@@ -1214,7 +1224,7 @@ final class NodeImpl implements SluiceNode {
      */
     private void drainAsync() {
         boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + asyncDrainNanos;
         // requests waiting in a partition's own queue (async.partition.threads) reach the pool as slots free up:
         // let them get there before the pool stops taking work, within the same 60 s
         try {
@@ -1237,7 +1247,9 @@ final class NodeImpl implements SluiceNode {
                     Thread.sleep(5);
                 }
             } else if (!interrupted && !asyncPool.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                log.warn("async requests did not finish within 60 s; failing the rest");
+                log.warn(
+                        "async requests did not finish within {} ms; failing the rest",
+                        TimeUnit.NANOSECONDS.toMillis(asyncDrainNanos));
             }
         } catch (InterruptedException e) {
             interrupted = true;

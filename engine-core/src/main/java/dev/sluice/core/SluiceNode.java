@@ -53,4 +53,14 @@ public interface SluiceNode extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * As {@link #close()}, but admitted async requests get at most {@code asyncWait} (instead of 60 s) to finish; those
+     * still queued then fail with {@link IllegalStateException}. Requests already running inside RocksDB finish first
+     * (they cannot be stopped). For a server whose own shutdown bound has passed: a probe (2026-11-29) measured a
+     * SIGTERM under a slow WAL take 95 s against a 30-s {@code server.shutdown.timeout.ms}.
+     */
+    default void close(java.time.Duration asyncWait) {
+        close();
+    }
 }

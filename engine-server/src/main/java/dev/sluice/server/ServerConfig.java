@@ -182,7 +182,9 @@ public record ServerConfig(SluiceConfig node, OptionValues server, Map<String, T
             0,
             3_600_000,
             "ms",
-            "On shutdown (SIGTERM): how long admitted requests may take to finish before connections are closed.");
+            "On shutdown (SIGTERM): how long admitted requests may take to finish before connections are closed;"
+                    + " requests still queued then fail (at least 1 s later), and those already inside RocksDB finish"
+                    + " before the node closes.");
     public static final Option<Integer> HISTORY_SECONDS = Option.intOption(
             "history.seconds",
             600,

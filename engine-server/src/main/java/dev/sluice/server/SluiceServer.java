@@ -31,6 +31,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -427,7 +428,9 @@ public final class SluiceServer implements AutoCloseable {
         }
         httpConnections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         try {
-            node.close();
+            // what is left of server.shutdown.timeout.ms (at least 1 s) for async requests the node still has queued:
+            // until 2026-11-29 the node gave them its own 60 s after the server's bound had passed
+            node.close(Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), deadline - System.nanoTime())));
         } finally {
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
