@@ -263,6 +263,12 @@ class BackgroundErrorNodeTest {
             assertThat(h.ok()).as("health: %s", h).isFalse();
             assertThat(h.backgroundError()).contains("sluice fault injection");
             assertThat(h.writesStopped()).isTrue();
+            // nothing retries a non-retryable error, from its first instant (until 2026-11-29 the first second read
+            // as "RocksDB is retrying on its own", and refusals gave that advice)
+            assertThat(h.autoRecovering()).isFalse();
+            assertThatThrownBy(() -> p.put(key(601), value(601)))
+                    .hasMessageContaining("Fix the cause")
+                    .hasMessageNotContaining("retrying on its own");
             assertWritesRefusedWithoutAToken(node, name, "sluice fault injection");
             assertThat(env.faults().remove(rule)).isTrue();
             resumeAndCheck(node, name);

@@ -1155,7 +1155,10 @@ final class RocksPartition implements Partition {
             return new PartitionHealth(null, false, true, false, count);
         }
         String text = bg != null ? bg.text() : stopped ? probe : "background error #" + counted + " (no detail)";
-        return new PartitionHealth(text, stopped, bg == null || !bg.corruption(), recovering || !settled, count);
+        // auto-recovering only when RocksDB started a recovery: a new error's settle second is no sign of one (until
+        // 2026-11-29 it read as one, and the first second of a non-retryable WAL error's refusals said "RocksDB is
+        // retrying on its own" before later ones said "fix the cause, then resume()"; a fault probe)
+        return new PartitionHealth(text, stopped, bg == null || !bg.corruption(), recovering, count);
     }
 
     /**
