@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
+        version = SluiceCli.VERSION,
         sortOptions = false,
         description = {
             "Runs an SLA benchmark scenario: every stack it lists (the first is the baseline) on a fresh data directory,"

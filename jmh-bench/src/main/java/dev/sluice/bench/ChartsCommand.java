@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "charts",
         mixinStandardHelpOptions = true,
+        version = SluiceCli.VERSION,
         description =
                 "Redraw the PNG charts of a finished run from its results.json (and, with --summary, its summary.md).",
         footer = {"", "Exit codes: 0 done; 1 drawing failed; 2 bad arguments or not a results.json."})

@@ -9,6 +9,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(
         name = "config",
         mixinStandardHelpOptions = true,
+        version = SluiceCli.VERSION,
         description =
                 "Print the configuration reference: node keys, profiles, controllers and Env options on the classpath.")
 public final class ConfigCommand implements Callable<Integer> {

@@ -33,6 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
+        version = SluiceCli.VERSION,
         description = "Write and read a few hundred MB through the API, printing one snapshot line per second.",
         footer = {"", "Exit codes: 0 done; 1 the run failed; 2 bad arguments (checked before --dir is touched)."})
 public final class DemoCommand implements Callable<Integer> {

@@ -19,7 +19,7 @@ import picocli.CommandLine.ScopeType;
 @Command(
         name = "sluice",
         mixinStandardHelpOptions = true,
-        version = "sluice 0.1.0-SNAPSHOT",
+        version = SluiceCli.VERSION,
         description = "Sluice: steady LSM storage on stock RocksDB — benchmarks and demos.",
         subcommands = {
             BenchCommand.class,
@@ -30,6 +30,9 @@ import picocli.CommandLine.ScopeType;
             CommandLine.HelpCommand.class
         })
 public final class SluiceCli implements Runnable {
+    /** What {@code --version} prints, for the launcher and every subcommand. */
+    public static final String VERSION = "sluice 0.1.0-SNAPSHOT";
+
     /** Exit code for bad input: picocli's own usage-error code. */
     public static final int BAD_INPUT = CommandLine.ExitCode.USAGE;
 

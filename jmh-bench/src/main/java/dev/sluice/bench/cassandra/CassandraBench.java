@@ -53,6 +53,7 @@ import picocli.CommandLine.Option;
 @Command(
         name = "sluice cassandra",
         mixinStandardHelpOptions = true,
+        version = dev.sluice.bench.SluiceCli.VERSION,
         description = "Run a Cassandra scenario on a real Cassandra 5.0.9 node: UCS vs SluiceCompactionStrategy.",
         footer = {"", "Exit codes: 0 done, every row read back; 1 the run failed or rows were missing; 2 bad arguments."
         })
