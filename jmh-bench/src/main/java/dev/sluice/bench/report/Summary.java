@@ -108,15 +108,15 @@ public final class Summary {
             boolean full = k.equals("read"); // vLSM §6 reports p50 and max of reads too
             if (full) {
                 rows.add(new Row(
-                        "latency." + k + ".p50Us", "p50 latency, " + k + " (ms)", s -> lat(s, k, "p50"), "%.2f", 1e-3));
+                        "latency." + k + ".p50Us", "p50 latency, " + k + " (ms)", s -> lat(s, k, "p50"), MS, 1e-3));
             }
+            rows.add(
+                    new Row("latency." + k + ".p99Us", "p99 latency, " + k + " (ms)", s -> lat(s, k, "p99"), MS, 1e-3));
             rows.add(new Row(
-                    "latency." + k + ".p99Us", "p99 latency, " + k + " (ms)", s -> lat(s, k, "p99"), "%.2f", 1e-3));
-            rows.add(new Row(
-                    "latency." + k + ".p999Us", "p99.9 latency, " + k + " (ms)", s -> lat(s, k, "p999"), "%.2f", 1e-3));
+                    "latency." + k + ".p999Us", "p99.9 latency, " + k + " (ms)", s -> lat(s, k, "p999"), MS, 1e-3));
             if (full) {
                 rows.add(new Row(
-                        "latency." + k + ".maxUs", "Max latency, " + k + " (ms)", s -> lat(s, k, "max"), "%.2f", 1e-3));
+                        "latency." + k + ".maxUs", "Max latency, " + k + " (ms)", s -> lat(s, k, "max"), MS, 1e-3));
             }
         }
         if (stacks.stream().anyMatch(s -> s.metrics().longestStallMs() != null)) {
@@ -531,12 +531,17 @@ public final class Summary {
         return Math.round(v / base * 1000) / 1000.0;
     }
 
+    /** A row's format for milliseconds: two decimals, three below 1 ms. */
+    static final String MS = "ms";
+
     private static String cell(Row r, Results.Stack s, Results.Stack base, boolean withRatio) {
         Double v = r.value().apply(s);
         if (v == null) {
             return "n/a";
         }
-        String text = String.format(Locale.ROOT, r.format(), v * r.scale());
+        double x = v * r.scale();
+        // latencies under a millisecond keep three decimals: "0.00" hid a 40-µs p50 (a probe of the runner)
+        String text = String.format(Locale.ROOT, r.format().equals(MS) ? (x < 1 ? "%.3f" : "%.2f") : r.format(), x);
         if (withRatio) {
             Double ratio = ratio(v, r.value().apply(base));
             text += ratio == null ? " (–)" : String.format(Locale.ROOT, " (%.2f×)", ratio);
