@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -231,22 +232,48 @@ public final class Charts {
         return new double[][] {x, y};
     }
 
+    /**
+     * x and y of every window, y null where {@code f} is not defined (a second without completions has no p99): XChart
+     * leaves a gap there. With {@link #points} the line was drawn straight across a stall, which vanished from the
+     * p99 chart, and a value alone between gaps was not drawn at all (a probe of the runner, 2026-11-29).
+     */
+    private static List<List<Double>> gapped(
+            Results.Stack s, Function<Results.Window, Double> f, boolean positiveOnly) {
+        List<Double> x = new ArrayList<>();
+        List<Double> y = new ArrayList<>();
+        for (Results.Window w : s.windows()) {
+            Double v = f.apply(w);
+            x.add((double) w.second() + 1);
+            y.add(v != null && !v.isNaN() && (!positiveOnly || v > 0) ? v : null);
+        }
+        return List.of(x, y);
+    }
+
+    private static boolean anyValue(List<Double> y) {
+        return y.stream().anyMatch(java.util.Objects::nonNull);
+    }
+
     private static XYChart perStack(
             List<Results.Stack> stacks, String title, String yTitle, Function<Results.Window, Double> f, boolean log) {
         XYChart c = base(title, yTitle);
+        if (yTitle.equals("ops/s")) {
+            c.getStyler().setYAxisDecimalPattern("#,##0"); // not 1.1E5 past 100,000
+        }
         boolean any = false;
         double min = Double.MAX_VALUE, max = 0;
         for (int i = 0; i < stacks.size(); i++) {
             Results.Stack s = stacks.get(i);
-            double[][] p = points(s, f, log);
-            if (p[0].length == 0) {
+            List<List<Double>> p = gapped(s, f, log);
+            if (!anyValue(p.get(1))) {
                 continue;
             }
-            for (double v : p[1]) {
-                min = Math.min(min, v);
-                max = Math.max(max, v);
+            for (Double v : p.get(1)) {
+                if (v != null) {
+                    min = Math.min(min, v);
+                    max = Math.max(max, v);
+                }
             }
-            XYSeries ser = c.addSeries(s.name() + (i == 0 ? " (baseline)" : ""), p[0], p[1]);
+            XYSeries ser = c.addSeries(s.name() + (i == 0 ? " (baseline)" : ""), p.get(0), p.get(1));
             ser.setLineColor(PALETTE[i % PALETTE.length]);
             ser.setLineWidth(1.6f);
             any = true;
@@ -256,6 +283,7 @@ public final class Charts {
         }
         if (log && max / Math.max(min, 1e-9) > 50) {
             c.getStyler().setYAxisLogarithmic(true);
+            c.setYAxisTitle(yTitle + ", log scale");
         } else {
             c.getStyler().setYAxisMin(0.0);
         }
@@ -304,20 +332,28 @@ public final class Charts {
         t.setLineWidth(1.6f);
         double first = th[0][0], last = th[0][th[0].length - 1];
         XYSeries mean = c.addSeries(
-                String.format("mean %.0f ops/s", s.metrics().meanThroughput()),
+                String.format(
+                        Locale.ROOT,
+                        s.metrics().meanThroughput() < 100 ? "mean %,.1f ops/s" : "mean %,.0f ops/s",
+                        s.metrics().meanThroughput()),
                 new double[] {first, last},
                 new double[] {s.metrics().meanThroughput(), s.metrics().meanThroughput()});
         mean.setLineColor(PALETTE[2]);
         mean.setLineStyle(new BasicStroke(2f));
         XYSeries tail = c.addSeries(
-                String.format("P99 tail throughput %.0f ops/s", s.metrics().tailThroughputP99()),
+                String.format(
+                        Locale.ROOT,
+                        s.metrics().tailThroughputP99() < 100
+                                ? "P99 tail throughput %,.1f ops/s"
+                                : "P99 tail throughput %,.0f ops/s",
+                        s.metrics().tailThroughputP99()),
                 new double[] {first, last},
                 new double[] {s.metrics().tailThroughputP99(), s.metrics().tailThroughputP99()});
         tail.setLineColor(PALETTE[3]);
         tail.setLineStyle(new BasicStroke(2f));
-        double[][] p99 = points(s, w -> w.p99Us() == null ? null : w.p99Us() / 1000.0, false);
-        if (p99[0].length > 0) {
-            XYSeries l = c.addSeries("p99 latency (ms, right axis)", p99[0], p99[1]);
+        List<List<Double>> p99 = gapped(s, w -> w.p99Us() == null ? null : w.p99Us() / 1000.0, false);
+        if (anyValue(p99.get(1))) {
+            XYSeries l = c.addSeries("p99 latency (ms, right axis)", p99.get(0), p99.get(1));
             l.setYAxisGroup(1);
             l.setLineColor(PALETTE[1]);
             l.setLineWidth(1.2f);

@@ -80,11 +80,7 @@ public final class Summary {
                 1));
         for (String p : List.of("p50", "p99", "p999", "max")) {
             rows.add(new Row(
-                    "latency.all." + p + "Us",
-                    label(p) + " latency, all ops (ms)",
-                    s -> lat(s, "all", p),
-                    "%.2f",
-                    1e-3));
+                    "latency.all." + p + "Us", label(p) + " latency, all ops (ms)", s -> lat(s, "all", p), MS, 1e-3));
         }
         List<String> kinds = new ArrayList<>();
         for (Results.Stack s : stacks) {
@@ -100,7 +96,7 @@ public final class Summary {
                         "writeLatency." + p + "Us",
                         label(p) + " latency, all writes (ms)",
                         s -> stat(s.metrics().writeLatency(), p),
-                        "%.2f",
+                        MS,
                         1e-3));
             }
         }
