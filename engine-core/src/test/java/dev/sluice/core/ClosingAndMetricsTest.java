@@ -175,9 +175,10 @@ class ClosingAndMetricsTest {
                         .build(),
                 registry)) {
             Partition p = node.defaultPartition();
-            p.put("big".getBytes(), new byte[20 * 1024 - 8]); // 20 WCUs at 10/s: waits 1 s, the next write 1.1 s
+            p.put("big".getBytes(), new byte[10 * 1024 - 8]); // 10 WCUs at 10/s: the whole 1-s burst, no wait
             long t0 = System.nanoTime();
-            p.putAsync("small".getBytes(), new byte[10], WriteMode.DEFAULT)
+            // 10 more: they pay before they run, 1 s
+            p.putAsync("second".getBytes(), new byte[10 * 1024 - 11], WriteMode.DEFAULT)
                     .get(30, java.util.concurrent.TimeUnit.SECONDS);
             double waited = (System.nanoTime() - t0) / 1e9;
             assertThat(waited).as("the async put waited for its quota").isGreaterThan(0.8);
