@@ -29,9 +29,8 @@ class ServerResumeE2eTest {
     @TempDir
     Path dir;
 
-    @Test
-    void aTenantSeesItsPartitionsErrorAndResumesItOnceTheCauseIsGone() {
-        String name = "server-resume";
+    /** A server's properties: one partition {@code name} on the priority Env, with the test-hooks controller. */
+    private Properties hooked(String name) {
         Properties p = new Properties();
         p.setProperty("data.dir", dir.resolve("data").toString());
         p.setProperty("server.port", "0");
@@ -39,7 +38,13 @@ class ServerResumeE2eTest {
         p.setProperty("partitions", name);
         p.setProperty("env", "priority");
         p.setProperty("controls", "test-hooks");
-        try (SluiceServer server = SluiceServer.start(ServerConfig.fromProperties(p, dir));
+        return p;
+    }
+
+    @Test
+    void aTenantSeesItsPartitionsErrorAndResumesItOnceTheCauseIsGone() {
+        String name = "server-resume";
+        try (SluiceServer server = SluiceServer.start(ServerConfig.fromProperties(hooked(name), dir));
                 Jedis j = new Jedis(
                         new HostAndPort("127.0.0.1", server.port()),
                         DefaultJedisClientConfig.builder().timeoutMillis(30_000).build())) {
@@ -80,13 +85,7 @@ class ServerResumeE2eTest {
     @Test
     void shutdownUnderAHangingWalStaysNearItsBound() throws Exception {
         String name = "server-slow-close";
-        Properties p = new Properties();
-        p.setProperty("data.dir", dir.resolve("data").toString());
-        p.setProperty("server.port", "0");
-        p.setProperty("server.http.port", "0");
-        p.setProperty("partitions", name);
-        p.setProperty("env", "priority");
-        p.setProperty("controls", "test-hooks");
+        Properties p = hooked(name);
         p.setProperty("async.threads", "2");
         p.setProperty("server.shutdown.timeout.ms", "500");
         SluiceServer server = SluiceServer.start(ServerConfig.fromProperties(p, dir));

@@ -96,15 +96,20 @@ class BenchCliTest {
      * 1 and no results: neither a results.json of the stacks that ran nor an empty data directory is left to be taken
      * for a finished run (CLI probe, 2026-11-28, for the empty directory).
      */
+    /**
+     * The smoke scenario plus a stack "crashes" whose JVM cannot start RocksDB: a temporary directory under a regular
+     * file can never be created (an absolute /nonexistent/dir could, and once was, by another program on the machine).
+     */
+    private Path withACrashingStack() throws IOException {
+        Path file = Files.writeString(tmp.resolve("a-file"), "");
+        return scenario(
+                "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
+    }
+
     @Test
     void aStackThatCrashesEndsTheRunWithoutResults() throws IOException {
-        // a temporary directory under a regular file can never be created (an absolute /nonexistent/dir could, and once
-        // was, by another program on the machine)
-        Path file = Files.writeString(tmp.resolve("a-file"), "");
-        Path sc = scenario(
-                "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
         Path out = tmp.resolve("out");
-        Result r = bench(sc, out, "--stacks", "crashes");
+        Result r = bench(withACrashingStack(), out, "--stacks", "crashes");
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
         assertThat(r.err()).contains("stack crashes failed").contains("no results written for this run");
         assertThat(r.err()).doesNotContain("failed: stack crashes failed"); // said once, not twice
@@ -119,11 +124,8 @@ class BenchCliTest {
      */
     @Test
     void aStackThatCrashesAfterOthersKeepsTheirResults() throws IOException {
-        Path file = Files.writeString(tmp.resolve("a-file"), "");
-        Path sc = scenario(
-                "[stack crashes]\nprofile = rocksdb-default\nsysprop.java.io.tmpdir = " + file.resolve("dir") + "\n");
         Path out = tmp.resolve("out");
-        Result r = bench(sc, out, "--stacks", "rocksdb,crashes");
+        Result r = bench(withACrashingStack(), out, "--stacks", "rocksdb,crashes");
         assertThat(r.exit()).as(r.err()).isEqualTo(1);
         assertThat(r.err())
                 .contains("stack crashes failed")

@@ -393,26 +393,20 @@ public final class BenchRun {
         // the scenario's records must fit the stack's limits: found only in that stack's preload until 2026-11-29,
         // after the stacks before it had run (a probe of the runner)
         SluiceConfig limits = StackRunner.config(stack, data, false);
-        if (sc.preload().valueBytes() > limits.maxValueBytes()) {
-            throw stackError(
-                    sc,
-                    stack,
-                    SluiceConfig.MAX_VALUE_BYTES,
-                    SluiceConfig.MAX_VALUE_BYTES + " = " + limits.maxValueBytes() + " is smaller than the scenario's"
-                            + " values ([preload] value.bytes = " + sc.preload().valueBytes() + "): every write would"
-                            + " be refused",
-                    null);
-        }
-        if (sc.preload().keyBytes() > limits.maxKeyBytes()) {
-            throw stackError(
-                    sc,
-                    stack,
-                    SluiceConfig.MAX_KEY_BYTES,
-                    SluiceConfig.MAX_KEY_BYTES + " = " + limits.maxKeyBytes() + " is smaller than the scenario's"
-                            + " keys ([preload] key.bytes = " + sc.preload().keyBytes() + "): every request would"
-                            + " be refused",
-                    null);
-        }
+        checkLimit(
+                sc,
+                stack,
+                SluiceConfig.MAX_VALUE_BYTES,
+                limits.maxValueBytes(),
+                "value",
+                sc.preload().valueBytes());
+        checkLimit(
+                sc,
+                stack,
+                SluiceConfig.MAX_KEY_BYTES,
+                limits.maxKeyBytes(),
+                "key",
+                sc.preload().keyBytes());
         for (Map.Entry<String, String> p : stack.sysprops().entrySet()) {
             try {
                 if (p.getKey().equals(AutoTunedRateLimiterProfile.RATE_PROPERTY)) {
@@ -425,6 +419,19 @@ public final class BenchRun {
             } catch (IllegalArgumentException e) {
                 throw stackError(sc, stack, "sysprop." + p.getKey(), e.getMessage(), e);
             }
+        }
+    }
+
+    /** Refuses a stack whose limit {@code key} is below the scenario's {@code what} size. */
+    private static void checkLimit(Scenario sc, StackSpec stack, String key, int limit, String what, int size) {
+        if (size > limit) {
+            throw stackError(
+                    sc,
+                    stack,
+                    key,
+                    key + " = " + limit + " is smaller than the scenario's " + what + "s ([preload] " + what
+                            + ".bytes = " + size + "): every write would be refused",
+                    null);
         }
     }
 
