@@ -30,9 +30,17 @@ public final class ConfigReference {
                 .append(dev.sluice.core.quota.PartitionQuota.OPTIONS.referenceTable("partition.<name>."));
         sb.append("\n#### Profiles (`profile`)\n\n| name | what it sets |\n|---|---|\n");
         for (Profile p : Profiles.all().values()) {
+            // the benchmark runner registers profiles of its own; the reference is printed from its jar, so say which
+            // a library or server cannot use (a README walkthrough, 2026-11-29, tried rocksdb-tuned with the server)
+            boolean benchOnly = p.getClass().getName().startsWith("dev.sluice.bench.");
             sb.append("| `")
                     .append(p.name())
                     .append("` | ")
+                    .append(
+                            benchOnly
+                                    ? "*Benchmark runner only (registered by jmh-bench; not in the library or the"
+                                            + " server).* "
+                                    : "")
                     .append(escape(p.description()))
                     .append(" |\n");
         }

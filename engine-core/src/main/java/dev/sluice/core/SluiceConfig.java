@@ -471,7 +471,12 @@ public record SluiceConfig(
         LinkedHashSet<String> seen = new LinkedHashSet<>();
         for (String n : names) {
             if (n == null || !CONTROL_NAME.matcher(n).matches()) {
-                return "has an invalid controller name '" + n + "'";
+                return "has an invalid controller name '" + n + "'"
+                        + (n != null && n.contains(",")
+                                ? " (the builder takes one name per argument: controls(\"admission\","
+                                        + " \"cruise-compaction-priority\"); a comma-separated list is for"
+                                        + " properties files)"
+                                : "");
             }
             if (!seen.add(n)) {
                 return "lists '" + n + "' twice";

@@ -16,6 +16,20 @@ class ConfigTest {
     @TempDir
     Path dir;
 
+    /** A comma-separated list passed to the varargs builder says how to call it (a README walkthrough, 2026-11-29). */
+    @Test
+    void aCommaSeparatedListGivenToTheBuilderSaysOneNamePerArgument() {
+        assertThatThrownBy(() -> SluiceConfig.builder(Path.of("d")).controls("admission, adoc"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'admission, adoc'")
+                .hasMessageContaining("one name per argument");
+        assertThat(SluiceConfig.builder(Path.of("d"))
+                        .controls("admission", "adoc")
+                        .build()
+                        .controls())
+                .containsExactly("admission", "adoc");
+    }
+
     @Test
     void validateNamesTheBadKeyAndTouchesNoDisk() {
         Path fresh = dir.resolve("never-created");
@@ -276,7 +290,18 @@ class ConfigTest {
         assertThatThrownBy(() -> dev.sluice.core.quota.PartitionQuota.of(0, 1e-300))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("wcu");
-        assertThat(dev.sluice.core.quota.PartitionQuota.of(0.001, 0).rcu()).isEqualTo(0.001);
+        // a request pays before it runs: a rate under which one unit cannot fit in the burst plus the wait admits
+        // nothing, ever, and is refused when configured (a README walkthrough, 2026-11-29)
+        assertThatThrownBy(() -> dev.sluice.core.quota.PartitionQuota.of(0.001, 0))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rcu = 0.001 with quota.burst.ms = 1000 and quota.max.wait.ms = 1000 admits no"
+                        + " request: one unit takes 1000 s");
+        assertThat(dev.sluice.core.quota.PartitionQuota.of(0.5, 0).rcu()).isEqualTo(0.5);
+        assertThatThrownBy(() -> dev.sluice.core.quota.PartitionQuota.parse(
+                        "alpha", java.util.Map.of("wcu", "1", "quota.burst.ms", "1", "over.quota", "refuse")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("partition.alpha.")
+                .hasMessageContaining("over.quota = refuse admits no request");
         assertThatThrownBy(() -> SluiceConfig.fromProperties(null, dir))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("must not be null");

@@ -69,7 +69,8 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
             Duration.ofMinutes(5),
             "Unused quota a tenant may save while idle, as this much time at its rate (spent at once afterwards). A write"
                     + " larger than the burst waits for its units beyond it; one larger than the burst plus"
-                    + " quota.max.wait.ms at the rate is refused.");
+                    + " quota.max.wait.ms at the rate (with over.quota = refuse: the burst) is refused. A quota under"
+                    + " which one unit does not fit is refused when configured.");
 
     /** The per-partition keys, each under {@code partition.<name>.}. */
     public static final OptionSet OPTIONS = OptionSet.of(RCU, WCU, OVER_QUOTA, MAX_WAIT, BURST);
@@ -85,6 +86,22 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
         }
         maxWait = maxWait == null ? MAX_WAIT.defaultValue() : MAX_WAIT.check(maxWait);
         burst = burst == null ? BURST.defaultValue() : BURST.check(burst);
+        // a request pays before it runs: a quota under which not even one unit fits in the burst plus the wait would
+        // refuse every request for ever (a README walkthrough, 2026-11-29: wcu = 1, burst 1 ms, refuse)
+        double window = (burst.toNanos() + (overQuota == OverQuota.THROTTLE ? maxWait.toNanos() : 0)) / 1e9;
+        for (String key : List.of("rcu", "wcu")) {
+            double rate = key.equals("rcu") ? rcu : wcu;
+            if (rate > 0 && rate * window < 1) {
+                throw new ConfigException("quota: " + key + " = " + Option.number(rate) + " with quota.burst.ms = "
+                        + burst.toMillis()
+                        + (overQuota == OverQuota.THROTTLE
+                                ? " and quota.max.wait.ms = " + maxWait.toMillis()
+                                : " and over.quota = refuse")
+                        + " admits no request: one unit takes " + Option.number(1 / rate) + " s at that rate;"
+                        + " raise the rate, quota.burst.ms"
+                        + (overQuota == OverQuota.THROTTLE ? " or quota.max.wait.ms" : " (or throttle)"));
+            }
+        }
     }
 
     /** A throttling quota with default wait bound and burst. */
@@ -117,6 +134,14 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
             throw new ConfigException("quota: partition and options must not be null");
         }
         OptionValues v = OPTIONS.parse("partition." + partition + ".", given);
+        try {
+            return newQuota(v);
+        } catch (ConfigException e) {
+            throw new ConfigException("partition." + partition + ".* " + e.getMessage());
+        }
+    }
+
+    private static PartitionQuota newQuota(OptionValues v) {
         return new PartitionQuota(
                 v.get(RCU),
                 v.get(WCU),

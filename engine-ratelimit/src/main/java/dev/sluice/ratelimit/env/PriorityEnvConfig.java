@@ -94,7 +94,12 @@ public record PriorityEnvConfig(
     public static final Option<Double> POLICY_COMPACTION_WEIGHT = Option.doubleOption(
             "policy.compaction.weight", 1, 0.001, 1e6, "", "flexengine weight of compaction and prefetch I/O");
     public static final Option<Double> POLICY_PAID_IOPS = Option.rateOption(
-            "policy.paid.iops", 0, MIN_OPS, 1e9, "tokens/s", "calcspar tokens per second (0 = device.iops)");
+            "policy.paid.iops",
+            0,
+            MIN_OPS,
+            1e9,
+            "tokens/s",
+            "calcspar tokens per second (0 = device.iops, when the emulated device is enabled)");
     public static final Option<Double> POLICY_MIN_WINDOW = Option.doubleOption(
             "policy.min.window", 0.1, 0, 1, "s", "calcspar smallest time window of the lower queues");
     public static final Option<Double> POLICY_PACE_MS = Option.doubleOption(
@@ -328,8 +333,9 @@ public record PriorityEnvConfig(
                     paid = deviceOn ? iops : 0;
                 }
                 if (paid <= 0) {
-                    throw new ConfigException("env.policy = " + name + " needs paid IOPS: set env.policy.paid.iops"
-                            + " (> 0) or enable the device with env.device.iops > 0");
+                    throw new ConfigException(
+                            "env.policy = " + name + " needs paid IOPS: set env.policy.paid.iops"
+                                    + " (> 0) or enable the emulated device (env.device.enabled = true, with env.device.iops > 0)");
                 }
                 IoPolicy.TimeWindows t = IoPolicy.calcspar(paid);
                 if (name.equals("calcspar") && writeBytes > 0) {
