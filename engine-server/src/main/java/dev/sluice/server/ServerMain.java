@@ -35,7 +35,7 @@ public final class ServerMain implements Callable<Integer> {
     @Option(
             names = "--data-dir",
             paramLabel = "DIR",
-            description = "data.dir when no --config is given (default ./sluice-data)")
+            description = "data.dir when no --config is given; default: ./sluice-data")
     Path dataDir;
 
     public static void main(String[] args) {

@@ -124,12 +124,14 @@ public final class DemoCommand implements Callable<Integer> {
         try (SluiceNode node = Sluice.open(config)) {
             Files.writeString(dir.resolve(".sluice-demo"), "created by sluice demo\n");
             out.printf(
-                    "Sluice demo: %d MB (%,d keys of 16 B + %d B values), %d writers, %d readers, profile %s, %s Env%s%n",
+                    "Sluice demo: %d MB (%,d keys of 16 B + %d B values), %d writer%s, %d reader%s, profile %s, %s Env%s%n",
                     megabytes,
                     totalKeys,
                     valueBytes,
                     writers,
+                    writers == 1 ? "" : "s",
                     readers,
+                    readers == 1 ? "" : "s",
                     profile,
                     node.priorityEnv() ? "priority" : "RocksDB default",
                     config.envOptions().isEmpty() ? "" : ", emulated disk (40 MiB/s write)");
