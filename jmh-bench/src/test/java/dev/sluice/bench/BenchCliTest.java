@@ -152,6 +152,16 @@ class BenchCliTest {
         assertThat(out).doesNotExist();
     }
 
+    /** A preload record the stack's write quota can never admit is refused up front, not retried for ever. */
+    @Test
+    void aStackWhoseQuotaCanNeverAdmitAPreloadRecordIsRefusedUpFront() throws IOException {
+        Path sc = scenario("[stack tiny]\nprofile = rocksdb-default\nconfig.partition.default.wcu = 1\n"
+                + "config.partition.default.quota.max.wait.ms = 0\n");
+        Path out = tmp.resolve("out");
+        refused(bench(sc, out), "stack tiny", "config.partition.default.wcu", "more than the partition's quota");
+        assertThat(out).doesNotExist();
+    }
+
     @Test
     void aBadDeviceValueNamesTheDeviceKey() throws IOException {
         Path sc = scenario("").resolveSibling("bad.scenario");

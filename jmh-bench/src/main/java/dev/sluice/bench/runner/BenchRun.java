@@ -407,6 +407,15 @@ public final class BenchRun {
                 limits.maxKeyBytes(),
                 "key",
                 sc.preload().keyBytes());
+        for (Map.Entry<String, dev.sluice.core.quota.PartitionQuota> q :
+                limits.quotas().entrySet()) {
+            try { // a preload record the partition's write quota can never admit (its batches fit the quota)
+                StackRunner.batchRecords(
+                        q.getValue(), sc.preload().keyBytes() + sc.preload().valueBytes());
+            } catch (IllegalStateException e) {
+                throw stackError(sc, stack, "partition." + q.getKey() + ".wcu", e.getMessage(), e);
+            }
+        }
         for (Map.Entry<String, String> p : stack.sysprops().entrySet()) {
             try {
                 if (p.getKey().equals(AutoTunedRateLimiterProfile.RATE_PROPERTY)) {

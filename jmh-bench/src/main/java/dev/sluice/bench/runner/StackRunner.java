@@ -245,27 +245,60 @@ public final class StackRunner {
         return new Results.Preload(spec.keys(), spec.bytes(), round1(loadSeconds), round1(settleSeconds), settled);
     }
 
+    /**
+     * Writes keys {@code [from, to)} in batches. A batch is sized to the partition's write quota, if it has one: a
+     * write pays for its units before it runs, and a batch larger than the quota's burst plus its wait can never pass
+     * (a probe, 2026-11-29: the preload of a stack with a 100-WCU/s quota retried such a batch for ever, in silence).
+     * Refusals are retried; ten minutes without one batch through ends the preload with an error.
+     */
     static void load(Partition p, KeyCodec codec, int valueBytes, long from, long to, AtomicLong done, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         byte[] value = new byte[valueBytes];
         for (long i = from; i < to; ) {
             Batch b = new Batch();
-            long end = Math.min(to, i + PRELOAD_BATCH);
+            long end = Math.min(to, i + batchRecords(p.quota(), codec.key(i).length + valueBytes));
             for (long k = i; k < end; k++) {
                 rnd.nextBytes(value);
                 b.put(codec.key(k), value);
             }
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
             while (true) {
                 try {
                     p.write(b);
                     break;
                 } catch (OverloadedException | QuotaExceededException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("preload of partition '" + p.name() + "': a batch of "
+                                + (end - i) + " records was refused for 10 minutes: " + e.getMessage());
+                    }
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
                 }
             }
             done.addAndGet(end - i);
             i = end;
         }
+    }
+
+    /** Records per preload batch: {@link #PRELOAD_BATCH}, or fewer so that a batch is at most half of what can pass. */
+    static long batchRecords(dev.sluice.core.quota.PartitionQuota q, int recordBytes) {
+        if (q.wcu() <= 0) {
+            return PRELOAD_BATCH;
+        }
+        double window = (q.burst().toNanos()
+                        + (q.overQuota() == dev.sluice.core.quota.PartitionQuota.OverQuota.THROTTLE
+                                ? q.maxWait().toNanos()
+                                : 0))
+                / 1e9;
+        double passable = q.wcu() * window;
+        long units = dev.sluice.core.quota.PartitionQuota.writeUnits(recordBytes);
+        if (units > passable) {
+            throw new IllegalStateException("preload: a record of " + recordBytes + " bytes is " + units + " WCUs,"
+                    + " more than the partition's quota can ever admit in one write (" + (long) passable
+                    + "): raise its wcu, quota.burst.ms or quota.max.wait.ms, or use smaller values");
+        }
+        // a batch of n records takes at least n units: at most half of what can pass, whole records
+        long byUnits = (long) Math.floor(passable / 2 / units);
+        return Math.max(1, Math.min(PRELOAD_BATCH, byUnits));
     }
 
     /** Waits until nothing is pending or running (flushes, compactions), up to {@code maxSeconds}. */
