@@ -640,6 +640,7 @@ final class Commands {
         if (e instanceof IllegalArgumentException || e instanceof SluiceException) {
             // the engine tells a Java caller to call Partition.resume(); a Redis client does that with SLUICE RESUME
             String m = String.valueOf(e.getMessage())
+                    .replace("Partition.health()", "SLUICE HEALTH")
                     .replace("call Partition.resume()", "send SLUICE RESUME")
                     .replace("Partition.resume()", "SLUICE RESUME")
                     .replace("call resume()", "send SLUICE RESUME");

@@ -74,6 +74,58 @@ class BenchInterruptTest {
         }
     }
 
+    /** Stopped during its second stack, a run keeps the first stack's results (as when a later stack fails). */
+    @Test
+    void aRunStoppedAfterAStackFinishedKeepsItsResults() throws Exception {
+        String text;
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("scenarios/smoke.scenario")) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        // 300,000 keys: the second stack's preload runs long enough to be stopped in
+        Path sc = Files.writeString(
+                tmp.resolve("two.scenario"),
+                text.replace("name = smoke", "name = two").replace("keys = 20000", "keys = 300000"));
+        Path out = tmp.resolve("out");
+        Path errFile = tmp.resolve("stderr.txt");
+        Process p = new ProcessBuilder(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        SluiceCli.class.getName(),
+                        "bench",
+                        "--scenario",
+                        sc.toString(),
+                        "--duration",
+                        "3",
+                        "--out",
+                        out.toString(),
+                        "--no-progress"))
+                .redirectOutput(tmp.resolve("stdout.txt").toFile())
+                .redirectError(errFile.toFile())
+                .start();
+        try {
+            Path second = out.resolve("data").resolve("2-rocksdb-autotuned");
+            until(Duration.ofMinutes(3), () -> hasSst(second));
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            String err = Files.readString(errFile);
+            assertThat(err).contains("interrupted: results of the 1 of 2 stack(s) that finished are in");
+            var run = dev.sluice.bench.runner.Results.mapper()
+                    .readValue(out.resolve("results.json").toFile(), dev.sluice.bench.runner.Results.Run.class);
+            assertThat(run.stacks())
+                    .extracting(dev.sluice.bench.runner.Results.Stack::name)
+                    .containsExactly("rocksdb");
+            assertThat(run.failedStacks()).singleElement().satisfies(f -> {
+                assertThat(f.name()).isEqualTo("rocksdb-autotuned");
+                assertThat(f.error()).contains("interrupted");
+            });
+            assertThat(out.resolve("data")).doesNotExist();
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
     interface Check {
         boolean ok() throws Exception;
     }

@@ -84,6 +84,8 @@ public final class BenchRun {
         volatile int stacks;
         volatile int finished;
         volatile boolean done;
+        /** Writes the finished stacks' results with the rest marked as not run; null before any stack finished. */
+        volatile java.util.function.Supplier<String> writeFinished;
     }
 
     static int run(Request req, PrintStream console, PrintStream err, boolean plainProgress)
@@ -136,9 +138,23 @@ public final class BenchRun {
             }
         }
         err.println();
-        err.println("interrupted: no results written (" + state.finished + " of " + state.stacks
-                + " stack(s) had finished)" + store + ". " + state.out
-                + " holds the logs and the scenario copy; remove it or pass another --out to run again.");
+        java.util.function.Supplier<String> writer = state.writeFinished;
+        String written = null;
+        if (writer != null) {
+            try { // the stacks that finished keep their results, as when a later stack fails
+                written = writer.get();
+            } catch (RuntimeException e) {
+                err.println("could not write the finished stacks' results: " + e);
+            }
+        }
+        err.println("interrupted: "
+                + (written != null
+                        ? "results of the " + state.finished + " of " + state.stacks + " stack(s) that finished are in "
+                                + written + " (the others are in failedStacks)"
+                        : "no results written (" + state.finished + " of " + state.stacks + " stack(s) had finished)")
+                + store + ". " + state.out + " holds "
+                + (written != null ? "them, " : "")
+                + "the logs and the scenario copy; remove it or pass another --out to run again.");
         err.flush();
     }
 
@@ -247,6 +263,30 @@ public final class BenchRun {
             results.add(r);
             state.data = null;
             state.finished = results.size();
+            List<Results.Stack> finishedSoFar = List.copyOf(results);
+            List<StackSpec> notRun = sc.stacks().subList(i + 1, sc.stacks().size());
+            state.writeFinished = notRun.isEmpty()
+                    ? null // all finished: the normal path writes them
+                    : () -> {
+                        List<Results.FailedStack> failed = new ArrayList<>();
+                        for (StackSpec later : notRun) {
+                            failed.add(
+                                    new Results.FailedStack(later.name(), "did not finish: the run was interrupted"));
+                        }
+                        try {
+                            writeResults(
+                                    sc,
+                                    out,
+                                    command,
+                                    startedAt,
+                                    finishedSoFar,
+                                    failed,
+                                    new PrintStream(java.io.OutputStream.nullOutputStream()));
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        return out.resolve("results.json").toString();
+                    };
             console.printf(
                     Locale.ROOT,
                     "  %s: mean %,.0f ops/s, P99 tail %,.0f ops/s, p99 %.2f ms, %d zero-throughput" + " s%n",
