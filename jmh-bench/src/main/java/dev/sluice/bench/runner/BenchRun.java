@@ -86,6 +86,13 @@ public final class BenchRun {
         volatile boolean done;
         /** Writes the finished stacks' results with the rest marked as not run; null before any stack finished. */
         volatile java.util.function.Supplier<String> writeFinished;
+        /**
+         * Guards the results files: the interrupt hook and the main thread (which sees the stack's JVM killed as a
+         * failed stack) must not both write them; the hook's version wins (a verify run caught both writing).
+         */
+        final Object writeLock = new Object();
+
+        boolean shuttingDown; // under writeLock
     }
 
     static int run(Request req, PrintStream console, PrintStream err, boolean plainProgress)
@@ -140,11 +147,14 @@ public final class BenchRun {
         err.println();
         java.util.function.Supplier<String> writer = state.writeFinished;
         String written = null;
-        if (writer != null) {
-            try { // the stacks that finished keep their results, as when a later stack fails
-                written = writer.get();
-            } catch (RuntimeException e) {
-                err.println("could not write the finished stacks' results: " + e);
+        synchronized (state.writeLock) {
+            state.shuttingDown = true;
+            if (writer != null) {
+                try { // the stacks that finished keep their results, as when a later stack fails
+                    written = writer.get();
+                } catch (RuntimeException e) {
+                    err.println("could not write the finished stacks' results: " + e);
+                }
             }
         }
         err.println("interrupted: "
@@ -251,7 +261,12 @@ public final class BenchRun {
                     failed.add(new Results.FailedStack(later.name(), "not run: stack " + stack.name() + " failed"));
                 }
                 state.data = null;
-                writeResults(sc, out, command, startedAt, results, failed, console);
+                synchronized (state.writeLock) {
+                    if (state.shuttingDown) {
+                        return 1; // interrupted: the stack's JVM was killed, and the hook writes the results
+                    }
+                    writeResults(sc, out, command, startedAt, results, failed, console);
+                }
                 err.println("the results above are for the " + results.size() + " stack(s) that finished; "
                         + failed.size() + " did not (failedStacks in results.json)");
                 return 1;
