@@ -576,7 +576,14 @@ final class NodeImpl implements SluiceNode {
             throw new StoreCorruptedException(SluiceConfig.DATA_DIR + " " + dir + " exists but is not a directory");
         }
         Path marker = dir.resolve(MARKER);
-        if (Files.isDirectory(dir) && !isEmpty(dir) && !Files.exists(marker) && !onlyMarkerTemp(dir)) {
+        // the marker is looked for again after the listing: a node creating the store at this moment writes it before
+        // anything the listing would not accept, so a store that appeared meanwhile is not taken for a foreign
+        // directory (StoreOpenSafetyTest's two-creators case failed so once in a full verify)
+        if (Files.isDirectory(dir)
+                && !isEmpty(dir)
+                && !Files.exists(marker)
+                && !onlyMarkerTemp(dir)
+                && !Files.exists(marker)) {
             throw new StoreCorruptedException(dir + " is not empty and is not a Sluice store (no " + MARKER
                     + " file); Sluice will not write to it. Use an empty or new directory.");
         }
