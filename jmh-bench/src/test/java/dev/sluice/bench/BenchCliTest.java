@@ -41,6 +41,22 @@ class BenchCliTest {
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * results.json in {@code out} holds only {@code finished}, and {@code failed} in failedStacks with an error
+     * containing {@code why}.
+     */
+    static void assertPartialResults(Path out, String finished, String failed, String why) throws IOException {
+        var run = dev.sluice.bench.runner.Results.mapper()
+                .readValue(out.resolve("results.json").toFile(), dev.sluice.bench.runner.Results.Run.class);
+        assertThat(run.stacks())
+                .extracting(dev.sluice.bench.runner.Results.Stack::name)
+                .containsExactly(finished);
+        assertThat(run.failedStacks()).singleElement().satisfies(f -> {
+            assertThat(f.name()).isEqualTo(failed);
+            assertThat(f.error()).contains(why);
+        });
+    }
+
     /** Exit 2, exactly one line on stderr containing every fragment, no stack trace; returns that line. */
     static String refused(Result r, String... fragments) {
         assertThat(r.exit())
@@ -130,15 +146,7 @@ class BenchCliTest {
         assertThat(r.err())
                 .contains("stack crashes failed")
                 .contains("the results above are for the 1 stack(s) that finished; 1 did not");
-        var run = dev.sluice.bench.runner.Results.mapper()
-                .readValue(out.resolve("results.json").toFile(), dev.sluice.bench.runner.Results.Run.class);
-        assertThat(run.stacks())
-                .extracting(dev.sluice.bench.runner.Results.Stack::name)
-                .containsExactly("rocksdb");
-        assertThat(run.failedStacks()).singleElement().satisfies(f -> {
-            assertThat(f.name()).isEqualTo("crashes");
-            assertThat(f.error()).contains("exit code");
-        });
+        assertPartialResults(out, "rocksdb", "crashes", "exit code");
         assertThat(Files.readString(out.resolve("summary.md"))).contains("**Warning:** stack crashes has no results");
         assertThat(out.resolve("data")).doesNotExist();
     }

@@ -23,34 +23,40 @@ class BenchInterruptTest {
     @TempDir
     Path tmp;
 
-    @Test
-    void aRunStoppedDuringItsPreloadSaysSoAndDeletesTheStore() throws Exception {
+    /** The smoke scenario with {@code keys} preloaded, as a file. */
+    private Path smokeWith(String name, int keys) throws IOException {
         String text;
         try (InputStream in = getClass().getClassLoader().getResourceAsStream("scenarios/smoke.scenario")) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+        return Files.writeString(
+                tmp.resolve(name + ".scenario"),
+                text.replace("name = smoke", "name = " + name).replace("keys = 20000", "keys = " + keys));
+    }
+
+    /** A real {@code sluice bench} process (its stacks in child JVMs), stderr to {@code tmp/stderr.txt}. */
+    private Process bench(String... args) throws IOException {
+        List<String> cmd = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                SluiceCli.class.getName(),
+                "bench"));
+        cmd.addAll(List.of(args));
+        cmd.add("--no-progress");
+        return new ProcessBuilder(cmd)
+                .redirectOutput(tmp.resolve("stdout.txt").toFile())
+                .redirectError(tmp.resolve("stderr.txt").toFile())
+                .start();
+    }
+
+    @Test
+    void aRunStoppedDuringItsPreloadSaysSoAndDeletesTheStore() throws Exception {
         // a preload long enough to be stopped in (20,000 keys take well under a second)
-        Path sc = Files.writeString(
-                tmp.resolve("long.scenario"),
-                text.replace("name = smoke", "name = long").replace("keys = 20000", "keys = 5000000"));
+        Path sc = smokeWith("long", 5_000_000);
         Path out = tmp.resolve("out");
         Path errFile = tmp.resolve("stderr.txt");
-        Process p = new ProcessBuilder(List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        SluiceCli.class.getName(),
-                        "bench",
-                        "--scenario",
-                        sc.toString(),
-                        "--stacks",
-                        "rocksdb",
-                        "--out",
-                        out.toString(),
-                        "--no-progress"))
-                .redirectOutput(tmp.resolve("stdout.txt").toFile())
-                .redirectError(errFile.toFile())
-                .start();
+        Process p = bench("--scenario", sc.toString(), "--stacks", "rocksdb", "--out", out.toString());
         try {
             Path store = out.resolve("data").resolve("1-rocksdb");
             until(Duration.ofMinutes(2), () -> hasSst(store));
@@ -77,32 +83,11 @@ class BenchInterruptTest {
     /** Stopped during its second stack, a run keeps the first stack's results (as when a later stack fails). */
     @Test
     void aRunStoppedAfterAStackFinishedKeepsItsResults() throws Exception {
-        String text;
-        try (InputStream in = getClass().getClassLoader().getResourceAsStream("scenarios/smoke.scenario")) {
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
         // 300,000 keys: the second stack's preload runs long enough to be stopped in
-        Path sc = Files.writeString(
-                tmp.resolve("two.scenario"),
-                text.replace("name = smoke", "name = two").replace("keys = 20000", "keys = 300000"));
+        Path sc = smokeWith("two", 300_000);
         Path out = tmp.resolve("out");
         Path errFile = tmp.resolve("stderr.txt");
-        Process p = new ProcessBuilder(List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        SluiceCli.class.getName(),
-                        "bench",
-                        "--scenario",
-                        sc.toString(),
-                        "--duration",
-                        "3",
-                        "--out",
-                        out.toString(),
-                        "--no-progress"))
-                .redirectOutput(tmp.resolve("stdout.txt").toFile())
-                .redirectError(errFile.toFile())
-                .start();
+        Process p = bench("--scenario", sc.toString(), "--duration", "3", "--out", out.toString());
         try {
             Path second = out.resolve("data").resolve("2-rocksdb-autotuned");
             until(Duration.ofMinutes(3), () -> hasSst(second));
@@ -110,15 +95,7 @@ class BenchInterruptTest {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             String err = Files.readString(errFile);
             assertThat(err).contains("interrupted: results of the 1 of 2 stack(s) that finished are in");
-            var run = dev.sluice.bench.runner.Results.mapper()
-                    .readValue(out.resolve("results.json").toFile(), dev.sluice.bench.runner.Results.Run.class);
-            assertThat(run.stacks())
-                    .extracting(dev.sluice.bench.runner.Results.Stack::name)
-                    .containsExactly("rocksdb");
-            assertThat(run.failedStacks()).singleElement().satisfies(f -> {
-                assertThat(f.name()).isEqualTo("rocksdb-autotuned");
-                assertThat(f.error()).contains("interrupted");
-            });
+            BenchCliTest.assertPartialResults(out, "rocksdb", "rocksdb-autotuned", "interrupted");
             assertThat(out.resolve("data")).doesNotExist();
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
