@@ -88,7 +88,7 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
         burst = burst == null ? BURST.defaultValue() : BURST.check(burst);
         // a request pays before it runs: a quota under which not even one unit fits in the burst plus the wait would
         // refuse every request for ever (a README walkthrough, 2026-11-29: wcu = 1, burst 1 ms, refuse)
-        double window = (burst.toNanos() + (overQuota == OverQuota.THROTTLE ? maxWait.toNanos() : 0)) / 1e9;
+        double window = admitSeconds(overQuota, maxWait, burst);
         for (String key : List.of("rcu", "wcu")) {
             double rate = key.equals("rcu") ? rcu : wcu;
             if (rate > 0 && rate * window < 1) {
@@ -102,6 +102,19 @@ public record PartitionQuota(double rcu, double wcu, OverQuota overQuota, Durati
                         + (overQuota == OverQuota.THROTTLE ? " or quota.max.wait.ms" : " (or throttle)"));
             }
         }
+    }
+
+    /**
+     * The most units of {@code rate} one request can ever take: a request pays before it runs, so it may use the
+     * burst plus, when throttled, the longest wait ({@code rate × (burst + maxWait)}; with {@code refuse} the burst
+     * alone). Infinite for an unlimited rate (0).
+     */
+    public double largestRequest(double rate) {
+        return rate > 0 ? rate * admitSeconds(overQuota, maxWait, burst) : Double.POSITIVE_INFINITY;
+    }
+
+    private static double admitSeconds(OverQuota overQuota, Duration maxWait, Duration burst) {
+        return (burst.toNanos() + (overQuota == OverQuota.THROTTLE ? maxWait.toNanos() : 0)) / 1e9;
     }
 
     /** A throttling quota with default wait bound and burst. */

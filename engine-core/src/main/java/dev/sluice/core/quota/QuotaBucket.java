@@ -102,12 +102,6 @@ final class QuotaBucket {
         return s.unlimited() ? 0 : waitUntil(advance(s, units, nowNanos), nowNanos);
     }
 
-    /** The most units one request may take when it may wait {@code maxWaitNanos}: the burst plus the wait at the rate. */
-    double largestRequest(long maxWaitNanos) {
-        State s = state.get();
-        return s.unlimited() ? Double.POSITIVE_INFINITY : (burstNanos + (double) maxWaitNanos) / s.nanosPerUnit();
-    }
-
     /** Units owed beyond now (0 when the tenant is within its rate). */
     double owedUnits(long nowNanos) {
         State s = state.get();

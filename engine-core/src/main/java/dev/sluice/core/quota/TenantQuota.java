@@ -218,7 +218,7 @@ public final class TenantQuota {
                 + dev.sluice.core.config.Option.number(b.rate()) + " " + unit + "/s (a request of " + units + " "
                 + unit + (units == 1 ? "" : "s") + "; ";
         if (q.overQuota() == PartitionQuota.OverQuota.REFUSE) {
-            double largest = b.largestRequest(0);
+            double largest = q.largestRequest(b.rate());
             return head + "partition." + partition + ".over.quota = refuse"
                     + (units > largest
                             ? "; no request above " + (long) Math.floor(largest) + " " + unit
@@ -226,7 +226,7 @@ public final class TenantQuota {
                             : "")
                     + ")";
         }
-        double largest = b.largestRequest(q.maxWait().toNanos());
+        double largest = q.largestRequest(b.rate());
         if (units > largest) {
             return head + "no request above " + (long) Math.floor(largest) + " " + unit + "s (the quota's burst plus"
                     + " partition." + partition + ".quota.max.wait.ms = "

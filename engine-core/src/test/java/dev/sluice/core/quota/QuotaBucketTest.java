@@ -26,8 +26,12 @@ class QuotaBucketTest {
         assertThat(b.reserve(20, 0, 0)).isEqualTo(QuotaBucket.REFUSED); // may not wait: refused, nothing taken
         assertThat(b.owedUnits(0)).isZero();
         assertThat(b.waitNanos(20, 0)).isEqualTo(S);
-        assertThat(b.largestRequest(0)).isEqualTo(10.0);
-        assertThat(b.largestRequest(2 * S)).isEqualTo(30.0);
+        // what can ever pass: the burst (refusing), or the burst plus the wait at the rate (throttling)
+        assertThat(PartitionQuota.of(0, 10).refusing().largestRequest(10)).isEqualTo(10.0);
+        assertThat(PartitionQuota.of(0, 10)
+                        .throttling(java.time.Duration.ofSeconds(2))
+                        .largestRequest(10))
+                .isEqualTo(30.0);
         assertThat(b.reserve(20, 0, 10 * S)).isEqualTo(S); // 10 units beyond the burst: 1 s
         assertThat(b.reserve(1, 0, 10 * S)).isEqualTo(S + 100 * MS);
     }

@@ -325,7 +325,8 @@ public final class Summary {
     static long openLoopSum(Results.Stack s, Function<Results.Phase, Long> f) {
         return s.phases().stream()
                 .filter(Results.Phase::measured)
-                .mapToLong(p -> f.apply(p) == null ? 0 : f.apply(p))
+                .map(f)
+                .mapToLong(v -> v == null ? 0 : v)
                 .sum();
     }
 

@@ -284,12 +284,7 @@ public final class StackRunner {
         if (q.wcu() <= 0) {
             return PRELOAD_BATCH;
         }
-        double window = (q.burst().toNanos()
-                        + (q.overQuota() == dev.sluice.core.quota.PartitionQuota.OverQuota.THROTTLE
-                                ? q.maxWait().toNanos()
-                                : 0))
-                / 1e9;
-        double passable = q.wcu() * window;
+        double passable = q.largestRequest(q.wcu());
         long units = dev.sluice.core.quota.PartitionQuota.writeUnits(recordBytes);
         if (units > passable) {
             throw new IllegalStateException("preload: a record of " + recordBytes + " bytes is " + units + " WCUs,"
